@@ -1,0 +1,1 @@
+"""Rules engines: pure reducers fed with facts about shots."""

@@ -1,0 +1,2 @@
+"""The simulator: physics of the balls, scripted scenarios, and a renderer that makes video with
+exact ground truth."""
