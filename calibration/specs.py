@@ -172,7 +172,7 @@ class SnookerTableSpec:
     def landmarks_mm(self) -> dict[str, tuple[float, float]]:
         """Named points on the cloth plane for calibration: corners, pocket points, spots and the
         ends of the baulk line and of the D."""
-        w, L, b = self.width_mm, self.length_mm, self.baulk_line_mm
+        w, b = self.width_mm, self.baulk_line_mm
         cx = self.centre_x_mm
         pts = {f"pocket_{n}": p.point_mm for n, p in self.pockets.items()}
         pts.update({f"spot_{n}": xy for n, xy in self.spots_mm.items()})

@@ -1,0 +1,56 @@
+"""The ``cueball`` command line: it picks the sources and the sinks; the work is elsewhere."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from calibration.errors import InputError
+
+# command -> (module with add_arguments(parser) and run(args) -> int, one-line help)
+COMMANDS = {
+    "simulate": ("tracker.sim.command", "make a clip of a named scenario with exact ground truth"),
+    "calibrate": ("calibration.command", "find the table in an image or video; write the "
+                  "calibration JSON"),
+    "referee": ("tracker.referee.command", "run the WPBSA rules engine over shot records "
+                "(JSONL); one result JSON per line"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cueball",
+        description="Snooker from one fixed camera: calibrate the table, track the balls, "
+                    "referee the frame.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, (module, help_text) in COMMANDS.items():
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+            continue  # a part not in this build
+        p = sub.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:])
+        mod.add_arguments(p)
+        p.set_defaults(run=mod.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except InputError as exc:
+        print(f"cueball {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"cueball {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""Video in and out through PyAV (FFmpeg): frames are BGR uint8 arrays (H, W, 3)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import numpy as np
+
+from calibration.errors import InputError
+
+
+class VideoWriter:
+    """Writes BGR frames to an H.264 MP4 file (yuv420p, so every player can show it).
+
+    ``crf`` trades size for quality (lower is better; 18 is visually lossless). Use as a context
+    manager; frames must all have the size given at construction.
+    """
+
+    def __init__(self, path: str | os.PathLike, size: tuple[int, int], fps: float,
+                 crf: int = 23, preset: str = "medium"):
+        w, h = size
+        if w % 2 or h % 2:
+            raise ValueError(f"H.264 yuv420p needs an even frame size, got {w}x{h}")
+        self.path = Path(path)
+        self.size = (w, h)
+        self._container = av.open(str(self.path), mode="w")
+        rate = Fraction(fps).limit_denominator(1001)
+        self._stream = self._container.add_stream("libx264", rate=rate)
+        self._stream.width, self._stream.height = w, h
+        self._stream.pix_fmt = "yuv420p"
+        self._stream.options = {"crf": str(crf), "preset": preset}
+        self.frames = 0
+
+    def write(self, frame_bgr: np.ndarray) -> None:
+        h, w = frame_bgr.shape[:2]
+        if (w, h) != self.size or frame_bgr.dtype != np.uint8:
+            raise ValueError(f"frame must be uint8 {self.size[0]}x{self.size[1]}, got "
+                             f"{frame_bgr.dtype} {w}x{h}")
+        frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame_bgr), format="bgr24")
+        for packet in self._stream.encode(frame):
+            self._container.mux(packet)
+        self.frames += 1
+
+    def close(self) -> None:
+        for packet in self._stream.encode():
+            self._container.mux(packet)
+        self._container.close()
+
+    def __enter__(self) -> VideoWriter:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def probe(path: str | os.PathLike) -> dict:
+    """Size, frame rate and frame count of a video file; InputError if it cannot be read."""
+    with _open(path) as container:
+        stream = container.streams.video[0]
+        fps = float(stream.average_rate or stream.base_rate or 30)
+        return {"width": stream.width, "height": stream.height, "fps": fps,
+                "frames": int(stream.frames or 0)}
+
+
+def read_frames(path: str | os.PathLike) -> Iterator[np.ndarray]:
+    """Yields every frame of a video file as BGR uint8 (H, W, 3)."""
+    with _open(path) as container:
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        try:
+            for frame in container.decode(stream):
+                yield frame.to_ndarray(format="bgr24")
+        except av.error.FFmpegError as exc:
+            raise InputError(f"{path}: video is corrupt part-way through ({exc})") from None
+
+
+def _open(path: str | os.PathLike):
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{p}: no such file")
+    try:
+        container = av.open(str(p))
+    except (av.error.FFmpegError, OSError) as exc:
+        raise InputError(f"{p}: not a readable video ({exc})") from None
+    if not container.streams.video:
+        container.close()
+        raise InputError(f"{p}: has no video stream")
+    return container
