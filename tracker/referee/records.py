@@ -1,0 +1,250 @@
+"""Typed shot records for the referee, checked when built (CONTRACT.md, "Shot records").
+
+``parse_record(dict) -> Record`` turns one JSON object into one of the records below and raises
+ValueError naming the bad field. Fields beyond the contract are marked "added".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tracker.referee.balls import BALL_CLASSES, COLOURS, RED_COUNTS, class_of
+
+RULESETS = ("wpbsa", "iran")
+DECISIONS = ("play", "put_back", "replace")
+
+
+@dataclass(frozen=True)
+class FrameStart:
+    """A new frame. ``reds`` None keeps the match's number (15 at first); ``breaker`` None
+    alternates from the match's first breaker (Section 3 Rule
+    3(b)); ``best_of`` (added) the number of frames in the match; ``ruleset`` (added) "wpbsa"
+    or "iran" (the Iranian federation's text where it differs)."""
+
+    players: tuple[str, str] | None = None
+    breaker: int | None = None
+    reds: int | None = None
+    best_of: int | None = None
+    ruleset: str | None = None
+
+
+@dataclass(frozen=True)
+class Foul:
+    """A foul the referee called that vision cannot see: ``reason`` and the ball concerned."""
+
+    reason: str
+    ball: str | None = None
+
+
+@dataclass(frozen=True)
+class Shot:
+    """What happened in one stroke.
+
+    ``potted``/``off_table`` hold object-ball classes (track ids are reduced to classes; a red
+    may appear several times). ``nominated`` is the declared colour or free ball. ``positions``
+    are the balls at rest after the stroke, ``((key, x_mm, y_mm), ...)``.
+    Added: ``full_ball_path`` (a full-ball path to a ball on existed before this stroke, Section 3
+    Rule 14(d)), ``touching_after`` (the white came to rest touching a ball: True or its class,
+    Section 3 Rule 8), ``snookered_by`` (classes snookering the next striker), ``player`` (who
+    played, checked against the engine's striker; the offender here means "put back"). A
+    ``shot`` counter from the pipeline is accepted and ignored.
+    """
+
+    first_contact: str | None = None
+    potted: tuple[str, ...] = ()
+    cue_potted: bool = False
+    off_table: tuple[str, ...] = ()
+    nominated: str | None = None
+    foul: tuple[Foul, ...] = ()
+    snookered_after: bool | None = None
+    miss: bool | None = None
+    positions: tuple[tuple[str, float, float], ...] | None = None
+    full_ball_path: bool | None = None
+    touching_after: bool | str | None = None
+    snookered_by: tuple[str, ...] | None = None
+    player: int | None = None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The non-offender's choice after a foul (Section 3 Rules 10(h)-(i), 14)."""
+
+    choice: str
+
+
+@dataclass(frozen=True)
+class Concede:
+    """Section 4 Rule 2: ``player`` concedes the frame."""
+
+    player: int
+
+
+@dataclass(frozen=True)
+class RespotToss:
+    """Section 3 Rule 4(b): ``first`` plays first at the re-spotted black."""
+
+    first: int
+
+
+@dataclass(frozen=True)
+class Rerack:
+    """Added. Section 3 Rule 17: the referee re-racks the frame after a stalemate."""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Added. ``player`` claims the frame with only the black left and a lead of more than 7."""
+
+    player: int
+
+
+Record = FrameStart | Shot | Decision | Concede | RespotToss | Rerack | Claim
+
+
+def _player(v: Any, field: str) -> int:
+    if v not in (0, 1) or isinstance(v, bool):
+        raise ValueError(f"{field} must be 0 or 1, got {v!r}")
+    return int(v)
+
+
+def _opt_bool(v: Any, field: str) -> bool | None:
+    if v is None or isinstance(v, bool):
+        return v
+    raise ValueError(f"{field} must be true, false or null, got {v!r}")
+
+
+def _ball(v: Any, field: str, allow_white: bool = False) -> str:
+    if not isinstance(v, str):
+        raise ValueError(f"{field} must be a ball class, got {v!r}")
+    c = class_of(v)
+    if c == "white" and not allow_white:
+        raise ValueError(f"{field} cannot be the white")
+    return c
+
+
+def _balls(v: Any, field: str) -> tuple[str, ...]:
+    if v is None:
+        return ()
+    if not isinstance(v, (list, tuple)):
+        raise ValueError(f"{field} must be a list of ball classes, got {v!r}")
+    return tuple(_ball(b, field, allow_white=True) for b in v)
+
+
+def _fouls(v: Any) -> tuple[Foul, ...]:
+    if v is None or v is False:
+        return ()
+    items = v if isinstance(v, list) else [v]
+    out = []
+    for it in items:
+        if isinstance(it, str):
+            out.append(Foul(it))
+        elif isinstance(it, Mapping) and isinstance(it.get("reason"), str):
+            ball = it.get("ball")
+            out.append(Foul(it["reason"], None if ball is None else _ball(ball, "foul.ball")))
+        else:
+            raise ValueError(f"foul must be null, a reason or {{'reason', 'ball'}}, got {it!r}")
+    return tuple(out)
+
+
+def _positions(v: Any) -> tuple[tuple[str, float, float], ...] | None:
+    if v is None:
+        return None
+    if not isinstance(v, Mapping):
+        raise ValueError("positions must be an object {ball: [x_mm, y_mm]}")
+    out = []
+    for k, p in v.items():
+        class_of(k)
+        if (not isinstance(p, (list, tuple)) or len(p) != 2
+                or not all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in p)):
+            raise ValueError(f"positions[{k!r}] must be [x_mm, y_mm], got {p!r}")
+        out.append((str(k), float(p[0]), float(p[1])))
+    return tuple(sorted(out))
+
+
+def parse_record(d: Mapping[str, Any]) -> Record:
+    """One JSON object to a typed record; ValueError says what is wrong."""
+    if not isinstance(d, Mapping):
+        raise ValueError(f"a record must be a JSON object, got {type(d).__name__}")
+    kind = d.get("type")
+    if kind == "frame_start":
+        players = d.get("players")
+        if players is not None:
+            if (not isinstance(players, (list, tuple)) or len(players) != 2
+                    or not all(isinstance(p, str) for p in players)):
+                raise ValueError(f"players must be two names, got {players!r}")
+            players = (players[0], players[1])
+        breaker = d.get("breaker")
+        reds = d.get("reds")
+        if reds is not None and (reds not in RED_COUNTS or isinstance(reds, bool)):
+            raise ValueError(f"reds must be one of {RED_COUNTS}, got {reds!r}")
+        best_of = d.get("best_of")
+        if best_of is not None and (not isinstance(best_of, int) or best_of < 1):
+            raise ValueError(f"best_of must be a positive integer, got {best_of!r}")
+        ruleset = d.get("ruleset")
+        if ruleset is not None and ruleset not in RULESETS:
+            raise ValueError(f"ruleset must be one of {RULESETS}, got {ruleset!r}")
+        return FrameStart(players, None if breaker is None else _player(breaker, "breaker"),
+                          reds, best_of, ruleset)
+    if kind == "shot":
+        known = {"type", "first_contact", "potted", "cue_potted", "off_table", "nominated",
+                 "foul", "snookered_after", "miss", "positions", "full_ball_path",
+                 "touching_after", "snookered_by", "player", "shot"}
+        fc = d.get("first_contact")
+        potted = _balls(d.get("potted"), "potted")
+        off = _balls(d.get("off_table"), "off_table")
+        cue_potted = d.get("cue_potted", False)
+        if not isinstance(cue_potted, bool):
+            raise ValueError(f"cue_potted must be true or false, got {cue_potted!r}")
+        cue_potted = cue_potted or "white" in potted
+        nominated = d.get("nominated")
+        if nominated is not None:
+            nominated = _ball(nominated, "nominated")
+            if nominated not in COLOURS:
+                raise ValueError(f"nominated must be a colour, got {nominated!r}")
+        touching = d.get("touching_after")
+        if touching is not None and not isinstance(touching, bool):
+            touching = _ball(touching, "touching_after")
+        sb = d.get("snookered_by")
+        player = d.get("player")
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown shot field(s): {', '.join(sorted(unknown))}")
+        return Shot(
+            first_contact=None if fc is None else _ball(fc, "first_contact"),
+            potted=tuple(b for b in potted if b != "white"),
+            cue_potted=cue_potted,
+            off_table=off,
+            nominated=nominated,
+            foul=_fouls(d.get("foul")),
+            snookered_after=_opt_bool(d.get("snookered_after"), "snookered_after"),
+            miss=_opt_bool(d.get("miss"), "miss"),
+            positions=_positions(d.get("positions")),
+            full_ball_path=_opt_bool(d.get("full_ball_path"), "full_ball_path"),
+            touching_after=touching,
+            snookered_by=None if sb is None else _balls(sb, "snookered_by"),
+            player=None if player is None else _player(player, "player"),
+        )
+    if kind == "decision":
+        choice = d.get("choice")
+        if choice not in DECISIONS:
+            raise ValueError(f"choice must be one of {DECISIONS}, got {choice!r}")
+        return Decision(choice)
+    if kind == "concede":
+        return Concede(_player(d.get("player"), "player"))
+    if kind == "respot_toss":
+        return RespotToss(_player(d.get("first"), "first"))
+    if kind == "rerack":
+        return Rerack()
+    if kind == "claim":
+        return Claim(_player(d.get("player"), "player"))
+    raise ValueError(
+        f"unknown record type {kind!r} (expected frame_start, shot, decision, concede, "
+        "respot_toss, rerack or claim)")
+
+
+__all__ = [
+    "BALL_CLASSES", "Claim", "Concede", "Decision", "Foul", "FrameStart", "Record", "Rerack",
+    "RespotToss", "Shot", "parse_record",
+]
