@@ -17,12 +17,12 @@ from calibration.camera import Camera
 from calibration.specs import COLOURS, SNOOKER, SnookerTableSpec
 from tracker.sim.clip import Lighting
 from tracker.sim.model import BallState, Strike
-from tracker.sim.render import Look
+from tracker.sim.render import CLOTH_BLUE_BGR, CLOTH_GREY_BGR, Look
 from tracker.sim.script import Script, Timeline, layout, standard_layout
 
 RESOLUTIONS = {"720p": (1280, 720), "1080p": (1920, 1080), "4k": (3840, 2160)}
-GREEN_CLOTH = Look()
-BLUE_CLOTH = Look(cloth_bgr=(150, 95, 35))
+BLUE_CLOTH = Look(cloth_bgr=CLOTH_BLUE_BGR)
+GREY_CLOTH = Look(cloth_bgr=CLOTH_GREY_BGR)
 
 
 class ScenarioError(RuntimeError):
@@ -141,9 +141,12 @@ def _blocked(a, b, points, d) -> bool:
         return False
     ab = b - a
     L = np.linalg.norm(ab)
-    s = np.clip(((points - a) @ ab) / (L * L), 0, 1)
+    raw = ((points - a) @ ab) / (L * L)
+    s = np.clip(raw, 0, 1)
     closest = a + s[:, None] * ab
-    return bool(np.any(np.hypot(*(points - closest).T) < d * 1.02))
+    hit = np.hypot(*(points - closest).T) < d * 1.02
+    # a ball touching the start that the path leaves behind (playing away from it) is no block
+    return bool(np.any(hit & (raw > 0)))
 
 
 def _expect(ok: bool, what: str) -> None:
@@ -207,17 +210,21 @@ def break_building(seed: int, pots: int = 6) -> Script:
 
 def in_off(seed: int) -> Script:
     """A red potted with heavy follow and the white running in after it: an in-off (foul)."""
-    s = Script(layout((900.0, 2750.0), [[700.0, 3200.0]]), seed=seed)
+    fall = np.asarray(SNOOKER.pockets["top_left"].fall_centre_mm)
+    u = np.array([math.cos(math.radians(-35)), math.sin(math.radians(-35))])
+    red = fall + u * 420
+    s = Script(layout(tuple(fall + u * 900), [red]), seed=seed)
     s.wait(0.5)
     heading = s.aim("red_01", "top_left")
-    cands = [Strike(heading + off, v, top=0.9) for v in (2600.0, 3200.0, 2200.0, 3800.0)
-             for off in (0.0, 0.3, -0.3, 0.6, -0.6)]
+    cands = [Strike(heading + off, v, top=0.9) for v in (1800.0, 2200.0, 1500.0, 2600.0)
+             for off in (0.0, 0.2, -0.2)]
 
     def ok(m) -> bool:
         pots = {e.balls[0] for e in m.events if e.type == "pot"}
-        return "white" in pots
+        return {"white", "red_01"} <= pots
     s.shoot(s.find_strike(cands, ok), address_s=1.2)
-    _expect(s.timeline.shots[-1]["cue_potted"], "the white did not go in-off")
+    rec = s.timeline.shots[-1]
+    _expect(rec["cue_potted"] and rec["potted"] == ["red"], "the white did not follow the red in")
     return s
 
 
@@ -290,7 +297,7 @@ def touching(seed: int) -> Script:
     plays away from it to another red."""
     t = SNOOKER
     red = np.array([700.0, 2600.0])
-    white = red - np.array([0.0, t.ball_diameter_mm])
+    white = red + np.array([0.0, t.ball_diameter_mm])  # the red lies on the baulk side
     s = Script(layout(tuple(white), [red, [1400.0, 3300.0], [300.0, 3000.0]]), seed=seed)
     s.event("touching", t=0.0, balls=["white", "red_01"], classes=["white", "red"])
     s.wait(1.0)

@@ -341,7 +341,7 @@ class Script:
             "first_contact": first_contact, "potted": potted, "cue_potted": cue_potted,
             "off_table": [c for c in off_table if c != "white"], "nominated": nominated,
             "foul": foul, "snookered_after": None, "miss": miss,
-            "touching": cls[touching] if touching else None,
+            "touching_after": cls[touching] if touching else None,
             "positions": self.positions(),
         }
 
