@@ -29,7 +29,7 @@ def _break():
 
 
 def main() -> None:
-    print(f"{"shot":<22} {'balls':>5} {'sim s':>7} {'wall s':>7} {'x real time':>11} {'events':>7}")
+    print(f"{'shot':<22} {'balls':>5} {'sim s':>7} {'wall s':>7} {'x real time':>11} {'events':>7}")
     for name, (make, strike) in SHOTS.items():
         balls = make()
         t0 = time.perf_counter()
