@@ -33,7 +33,7 @@ def clip_spec(sc: Scenario, *, camera: str | None = None, resolution: str | None
     cam = camera_for(camera or sc.camera, size,
                      height_mm=sc.height_mm if height_mm is None else height_mm,
                      tilt_deg=sc.tilt_deg if tilt_deg is None else tilt_deg,
-                     k1=-0.12 if k1 is None else k1)
+                     k1=sc.k1 if k1 is None else k1)
     spec = ClipSpec(camera=cam, fps=fps or sc.fps, look=sc.look, lighting=sc.lighting,
                     graphics=sc.graphics)
     return replace(spec, crf=crf) if crf is not None else spec
