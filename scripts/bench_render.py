@@ -41,12 +41,12 @@ def main(argv: list[str]) -> None:
             t0 = time.perf_counter()
             r = Renderer(cam)
             build = time.perf_counter() - t0
-            still = _ms(lambda k: r.render(balls.classes, balls.pos, vis, frame_index=k), 5)
-            moved = _ms(lambda k: r.render(balls.classes, balls.pos + [0.01 * (k + 1), 0, 0],
+            still = _ms(lambda k, r=r: r.render(balls.classes, balls.pos, vis, frame_index=k), 5)
+            moved = _ms(lambda k, r=r: r.render(balls.classes, balls.pos + [0.01 * (k + 1), 0, 0],
                                            vis, frame_index=k), 5)
-            occl = _ms(lambda k: r.render(balls.classes, balls.pos, vis, occluders=player,
+            occl = _ms(lambda k, r=r: r.render(balls.classes, balls.pos, vis, occluders=player,
                                           frame_index=k), 3)
-            blurred = _ms(lambda k: r.render(balls.classes, blur + [0.01 * (k + 1), 0, 0], vis,
+            blurred = _ms(lambda k, r=r: r.render(balls.classes, blur + [0.01 * (k + 1), 0, 0], vis,
                                              frame_index=k), 3)
             print(f"{name:<10} {f'{w}x{h}':>10} {build:>8.2f} {still:>9.1f} {moved:>9.1f} "
                   f"{occl:>10.1f} {blurred:>9.1f}", flush=True)
