@@ -10,6 +10,7 @@ interrupted run never leaves a half-written clip behind.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -46,6 +47,34 @@ def make(name: str, seed: int = 0) -> dict:
     return meta
 
 
+def clip_table() -> str:
+    """A Markdown table of the clips in this folder, from their truth files."""
+    rows = ["| clip | camera | size | fps | frames | MB | final score | what it shows |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for json_path in sorted(HERE.glob("[!.]*.truth.json")):
+        meta = json.loads(json_path.read_text())
+        name = json_path.name.removesuffix(".truth.json")
+        sc = SCENARIOS.get(meta["scenario"])
+        cam = sc.camera if sc else "?"
+        if sc and sc.camera == "overhead":
+            cam = f"overhead {sc.height_mm / 1000:g} m" + (f", tilt {sc.tilt_deg:g} deg"
+                                                          if sc.tilt_deg else "")
+        w, h = meta["image_size"]
+        mb = (HERE / meta["video"]).stat().st_size / 1e6
+        rows.append(f"| `{name}` | {cam} | {w}x{h} | {meta['fps']:g} | {meta['frames']} | "
+                    f"{mb:.1f} | {meta['final_score']} | {meta['description']} |")
+    return "\n".join(rows)
+
+
+def update_readme() -> None:
+    readme = HERE / "README.md"
+    text = readme.read_text()
+    start, end = "<!-- clips -->", "<!-- /clips -->"
+    head, _, rest = text.partition(start)
+    _, _, tail = rest.partition(end)
+    readme.write_text(f"{head}{start}\n{clip_table()}\n{end}{tail}")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("names", nargs="*", help=f"scenarios (default: all of {', '.join(SCENARIOS)})")
@@ -65,6 +94,7 @@ def main(argv=None) -> int:
               f"{time.perf_counter() - t0:>8.1f}  {meta['final_score']}", flush=True)
     total = sum(f.stat().st_size for f in HERE.iterdir() if f.is_file()) / 1e6
     print(f"sample_videos/ now holds {total:.1f} MB")
+    update_readme()
     return 0
 
 
