@@ -16,6 +16,8 @@ COMMANDS = {
                   "calibration JSON"),
     "referee": ("tracker.referee.command", "run the WPBSA rules engine over shot records "
                 "(JSONL); one result JSON per line"),
+    "report": ("tracker.outputs.report_command", "write a self-contained HTML match report "
+               "from events.jsonl"),
 }
 
 

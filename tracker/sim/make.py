@@ -69,8 +69,10 @@ def make_clip(name: str, out_path: str | Path, seed: int = 0,
     events = list(meta["events"])
     for shot, res in zip(meta["shots"], results):
         t = shot["t_end"]
-        events.append({"type": "score", "t": round(t, 6), "frame": frame_of(t, spec.fps),
-                       **{k: v for k, v in res.items() if k != "type"}})
+        # the referee's own "frame" is the frame of the match; the event's is the video frame
+        events.append({**{k: v for k, v in res.items() if k not in ("type", "frame")},
+                       "type": "score", "frame_number": res.get("frame"), "t": round(t, 6),
+                       "frame": frame_of(t, spec.fps)})
         if res.get("frame_over"):
             events.append({"type": "frame_end", "t": round(t, 6), "frame": frame_of(t, spec.fps),
                            "winner": res.get("winner"), "score": res.get("score")})
