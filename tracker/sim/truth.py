@@ -74,7 +74,7 @@ def write_truth(video_path: str | Path, meta: dict, balls: BallTruth) -> tuple[P
                         f"{z:.3f}", f"{u:.3f}", f"{v:.3f}", f"{balls.r_px[f, n]:.3f}",
                         f"{balls.visible[f, n]:.3f}", balls.state[f, n]))
     # mtime=0 keeps the file byte-identical across regenerations
-    with open(csv_path, "wb") as fh, gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) as gz:
+    with open(csv_path, "wb") as fh, gzip.GzipFile("", "wb", fileobj=fh, mtime=0) as gz:
         gz.write(buf.getvalue().encode())
     return json_path, csv_path
 
