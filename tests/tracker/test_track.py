@@ -1,0 +1,438 @@
+"""The ball tracker on synthetic detections: the Kalman step against a hand computation,
+occlusion, crossing reds, pots, re-spots, a scripted scenario end to end, and the config."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from filterpy.kalman import KalmanFilter
+
+from calibration.specs import BALL_CLASSES, SNOOKER
+from tracker.track import (
+    TRACKS_HEADER,
+    BallTracker,
+    MotionModel,
+    TableState,
+    TrackerConfig,
+    tracks_rows,
+)
+
+FPS = 30.0
+SPOTS = SNOOKER.spots_mm
+
+
+def _bench():
+    path = Path(__file__).resolve().parents[2] / "scripts" / "bench_track.py"
+    spec = importlib.util.spec_from_file_location("bench_track", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up while being built
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _cls(ball: str) -> int:
+    return BALL_CLASSES.index(ball.split("_")[0])
+
+
+# A ball's scripted centre (mm) at time t (s), None once it has left the table.
+BallPath = Callable[[float], "tuple[float, float] | None"]
+
+
+def still(x: float, y: float) -> BallPath:
+    return lambda t: (x, y)
+
+
+def run_scene(balls: dict[str, BallPath], seconds: float, hidden: Callable[[str, float], bool] =
+              lambda b, t: False, noise_mm: float = 0.7, seed: int = 0,
+              config: TrackerConfig | None = None, classes: Callable | None = None
+              ) -> tuple[list[TableState], dict[str, np.ndarray]]:
+    """Feed the tracker detections of ``balls`` (id -> t -> (x, y) or None when off the table)
+    at FPS for ``seconds``. Returns the states and the true positions per ball (F, 2)."""
+    rng = np.random.default_rng(seed)
+    tracker = BallTracker(config or TrackerConfig())
+    states, truth = [], {b: [] for b in balls}
+    for f in range(int(seconds * FPS)):
+        t = f / FPS
+        xy, cls, conf = [], [], []
+        for b, path in balls.items():
+            p = path(t)
+            truth[b].append((np.nan, np.nan) if p is None else p)
+            if p is None or hidden(b, t):
+                continue
+            xy.append(np.asarray(p) + rng.normal(0, noise_mm, 2))
+            cls.append(_cls(b) if classes is None else classes(b, t))
+            conf.append(0.9)
+        states.append(tracker.update(f, t, np.array(xy).reshape(-1, 2), np.array(cls, int),
+                                     np.array(conf)))
+    return states, {b: np.array(v) for b, v in truth.items()}
+
+
+def by_id(state: TableState, track_id: str) -> tuple[np.ndarray, str, str]:
+    i = state.index(track_id)
+    return state.xy_mm[i], str(state.state[i]), str(state.pocket[i])
+
+
+def events(states: list[TableState], type_: str) -> list[dict]:
+    return [e for s in states for e in s.events if e["type"] == type_]
+
+
+# -- the Kalman model --------------------------------------------------------------------------
+def test_matrices_and_one_step_match_a_hand_computed_kalman_step():
+    """Procedure form (filterpy test_kf.py::test_procedure_form): predict with the control
+    input then update through the blur-lagged H, computed by hand with numpy."""
+    cfg = TrackerConfig(accel_sigma_mm_s2=2000.0, exposure_s=0.01, moving_sigma_mm=2.0)
+    model = MotionModel(cfg)
+    dt = 1 / 30
+    m = model.matrices(dt)
+    assert model.matrices(dt) is m  # built once per frame interval
+    F = np.array([[1, 0, dt, 0], [0, 1, 0, dt], [0, 0, 1, 0], [0, 0, 0, 1]])
+    g = np.array([dt * dt / 2, dt])
+    Q = np.zeros((4, 4))
+    for axis in (0, 1):
+        idx = [axis, axis + 2]
+        Q[np.ix_(idx, idx)] = np.outer(g, g) * 2000.0 ** 2
+    np.testing.assert_allclose(m.f_moving, F)
+    np.testing.assert_allclose(m.q_moving, Q)
+    np.testing.assert_allclose(m.f_rest, np.diag([1, 1, 0, 0]))
+    H = np.array([[1, 0, -0.005, 0], [0, 1, 0, -0.005]])
+    np.testing.assert_allclose(model.h_moving, H)
+
+    x0 = np.array([500.0, 1200.0, 800.0, -300.0])
+    P0 = np.diag([4.0, 4.0, 1e4, 1e4])
+    u = np.array([-90.0, 40.0])
+    z = np.array([528.0, 1189.0])
+    Rm = model.r_moving(x0[2:])
+    kf = model.new_filter(x0[:2], x0[2:], 2.0, 100.0)
+    kf.predict(u=u, B=m.b, F=m.f_moving, Q=m.q_moving)
+    kf.update(z, R=Rm, H=model.h_moving)
+
+    B = np.vstack([np.eye(2) * dt * dt / 2, np.eye(2) * dt])
+    x = F @ x0 + B @ u
+    P = F @ P0 @ F.T + Q
+    S = H @ P @ H.T + Rm
+    K = P @ H.T @ np.linalg.inv(S)
+    x = x + K @ (z - H @ x)
+    P = (np.eye(4) - K @ H) @ P
+    np.testing.assert_allclose(kf.x, x, rtol=1e-10)
+    np.testing.assert_allclose(kf.P, P, rtol=1e-8, atol=1e-10)
+    assert isinstance(kf, KalmanFilter)
+
+
+def test_streak_noise_lies_along_the_motion():
+    model = MotionModel(TrackerConfig(exposure_s=0.02, moving_sigma_mm=1.0,
+                                      streak_sigma_fraction=0.1))
+    r = model.r_moving(np.array([3000.0, 0.0]))
+    np.testing.assert_allclose(r, np.diag([1.0 + 6.0 ** 2, 1.0]))
+
+
+# -- occlusion ---------------------------------------------------------------------------------
+def test_ball_hidden_three_seconds_at_rest_keeps_its_id_and_does_not_drift():
+    balls = {"white": still(600, 1200), "red_a": still(900, 2700), "red_b": still(960, 2760),
+             "red_c": still(1300, 2400), "pink": still(*SPOTS["pink"])}
+    hide = (2.0, 5.0)
+    states, truth = run_scene(balls, 7.0, hidden=lambda b, t: b in ("red_a", "red_b", "pink")
+                              and hide[0] <= t < hide[1])
+    # which track is each red, before the player leans over
+    before = states[int(1.9 * FPS)]
+
+    def track_at(state, xy):
+        d = np.hypot(*(state.xy_mm - xy).T)
+        return str(state.track_ids[np.nanargmin(d)])
+
+    ids = {b: track_at(before, truth[b][0]) for b in ("red_a", "red_b", "red_c")}
+    assert len(set(ids.values())) == 3 and all(v.startswith("red_") for v in ids.values())
+    last_seen = states[int(hide[0] * FPS) - 1]
+    held = {b: by_id(last_seen, ids[b])[0].copy() for b in ("red_a", "red_b")}
+    for f in range(int(2.1 * FPS), int(4.9 * FPS)):
+        for b in ("red_a", "red_b"):
+            xy, state, _ = by_id(states[f], ids[b])
+            assert state == "predicted"
+            np.testing.assert_array_equal(xy, held[b])  # a ball at rest stays exactly put
+        assert by_id(states[f], "pink")[1] == "predicted"
+    for f in range(int(5.2 * FPS), len(states)):
+        for b in ("red_a", "red_b", "red_c"):
+            xy, state, _ = by_id(states[f], ids[b])
+            assert state == "seen"
+            assert np.hypot(*(xy - truth[b][f])) < 1.0
+        xy, state, _ = by_id(states[f], "pink")
+        assert state == "seen" and np.hypot(*(xy - truth["pink"][f])) < 1.0
+    assert not events(states, "pot") and not events(states, "off_table")
+
+
+def test_ball_struck_while_hidden_is_found_again_by_its_class():
+    """The blue is hidden, knocked 400 mm while hidden, and shows up elsewhere: still blue."""
+    blue = SPOTS["blue"]
+
+    def moved(t):
+        return blue if t < 2.0 else (blue[0] + 400.0, blue[1] + 100.0)
+
+    states, truth = run_scene({"white": still(300, 900), "blue": moved, "red_a": still(500, 3000)},
+                              5.0, hidden=lambda b, t: b == "blue" and 1.5 <= t < 3.0)
+    xy, state, _ = by_id(states[-1], "blue")
+    assert state == "seen" and np.hypot(*(xy - truth["blue"][-1])) < 2.0
+    assert sorted(states[-1].track_ids) == ["blue", "red_01", "white"]
+
+
+# -- motion ------------------------------------------------------------------------------------
+def test_two_reds_crossing_paths_keep_their_ids():
+    """Two reds rolling when the clip starts cross each other's line, then stop."""
+    centre = np.array([889.0, 2000.0])
+
+    def roller(direction_deg: float, offset_s: float) -> BallPath:
+        u = np.array([math.cos(math.radians(direction_deg)), math.sin(math.radians(direction_deg))])
+
+        def path(t):
+            s = min(t, 1.2)  # rolling for 1.2 s at 1.5 m/s
+            return tuple(centre + u * 1500.0 * (s - 0.6 - offset_s))
+        return path
+
+    a, b = roller(30.0, 0.0), roller(150.0, 0.07)
+    states, truth = run_scene({"red_a": a, "red_b": b, "white": still(889, 600)}, 3.0,
+                              noise_mm=1.0)
+    first = states[10]
+    ids = {}
+    for name in ("red_a", "red_b"):
+        d = np.hypot(*(first.xy_mm - truth[name][10]).T)
+        ids[name] = str(first.track_ids[np.nanargmin(d)])
+    assert ids["red_a"] != ids["red_b"]
+    for f in range(10, len(states)):
+        for name in ("red_a", "red_b"):
+            xy, state, _ = by_id(states[f], ids[name])
+            assert np.hypot(*(xy - truth[name][f])) < 30.0, (f, name)
+    for name in ("red_a", "red_b"):
+        xy, state, _ = by_id(states[-1], ids[name])
+        assert state == "seen" and np.hypot(*(xy - truth[name][-1])) < 1.5
+
+
+def test_confused_classes_do_not_switch_a_colour():
+    """A pink read as red on a few frames beside resting reds stays pink."""
+    def classes(b, t):
+        if b == "pink" and 1.0 <= t < 1.2:
+            return _cls("red")
+        return _cls(b)
+    balls = {"pink": still(*SPOTS["pink"]), "red_a": still(889, SPOTS["pink"][1] + 53.0),
+             "white": still(700, 1500)}
+    states, truth = run_scene(balls, 2.5, classes=classes)
+    xy, state, _ = by_id(states[-1], "pink")
+    assert np.hypot(*(xy - truth["pink"][-1])) < 1.0
+    assert sorted(states[-1].track_ids) == ["pink", "red_01", "white"]
+
+
+# -- leaving and coming back -------------------------------------------------------------------
+def _into(pocket: str, start_mm, speed: float, t0: float) -> BallPath:
+    """A ball rolling from ``start_mm`` at ``speed`` into ``pocket``'s fall circle from t0; off
+    the table (None) once its centre is over the fall circle."""
+    p = SNOOKER.pockets[pocket]
+    start = np.asarray(start_mm, float)
+    goal = np.asarray(p.fall_centre_mm)
+    u = (goal - start) / np.linalg.norm(goal - start)
+    drop = np.linalg.norm(goal - start) - p.fall_radius_mm * 0.5
+
+    def path(t):
+        s = max(t - t0, 0.0) * speed
+        return None if s >= drop else tuple(start + u * s)
+    return path
+
+
+def test_pot_then_respot_revives_the_colour():
+    pink = SPOTS["pink"]
+    potted = _into("top_right", (1300.0, 2900.0), 800.0, 0.0)
+
+    def pink_path(t):
+        if t >= 4.0:
+            return pink  # the referee puts it back on its spot
+        return potted(t)
+
+    states, _ = run_scene({"pink": pink_path, "white": still(600, 1500),
+                           "red_a": still(400, 2000)}, 6.0)
+    pots = events(states, "pot")
+    assert [(e["ball"], e["pocket"]) for e in pots] == [("pink", "top_right")]
+    assert 0.5 < pots[0]["t"] < 1.5
+    mid = states[int(3.5 * FPS)]
+    _, state, pocket = by_id(mid, "pink")
+    assert (state, pocket) == ("potted", "top_right")
+    assert np.isnan(by_id(mid, "pink")[0]).all()
+    respots = events(states, "respot")
+    assert len(respots) == 1 and respots[0]["ball"] == "pink" and respots[0]["spot"] == "pink"
+    xy, state, pocket = by_id(states[-1], "pink")
+    assert state == "seen" and pocket == "" and np.hypot(*(xy - pink)) < 1.0
+    assert sorted(states[-1].track_ids) == ["pink", "red_01", "white"]
+
+
+def test_pots_in_every_pocket_are_called_with_that_pocket():
+    for k, name in enumerate(SNOOKER.pockets):
+        start = (889.0, 1784.0 + (300 if "baulk" in name else -300))
+        if name.startswith("middle"):
+            start = (889.0, 1784.5)
+        balls = {"red_a": _into(name, start, 2000.0, 0.0), "white": still(889, 300)}
+        states, _ = run_scene(balls, 2.5, seed=k)
+        pots = events(states, "pot")
+        assert [(e["ball"], e["pocket"]) for e in pots] == [("red_01", name)], name
+        assert by_id(states[-1], "red_01")[1:] == ("potted", name)
+
+
+def test_white_in_off_then_placed_in_the_d():
+    potted = _into("baulk_left", (600.0, 900.0), 1200.0, 0.0)
+    placed = (SNOOKER.centre_x_mm + 100.0, SNOOKER.baulk_line_mm - 50.0)
+
+    def white(t):
+        return placed if t >= 3.5 else potted(t)
+
+    states, _ = run_scene({"white": white, "red_a": still(700, 2500)}, 5.0)
+    assert [(e["ball"], e["pocket"]) for e in events(states, "pot")] == [("white",
+                                                                          "baulk_left")]
+    placed_ev = events(states, "white_placed")
+    assert len(placed_ev) == 1 and placed_ev[0]["in_d"] is True
+    assert by_id(states[-1], "white")[1] == "seen"
+
+
+def test_ball_flying_over_a_cushion_is_off_table_and_a_hidden_one_is_not():
+    def flying(t):
+        x = 900.0 + t * 3000.0  # towards the right cushion, mid baulk half
+        return None if x > SNOOKER.width_mm - 8 else (x, 1000.0)
+
+    states, _ = run_scene({"red_a": flying, "white": still(400, 2500)}, 2.5)
+    off = events(states, "off_table")
+    assert [e["ball"] for e in off] == ["red_01"] and not events(states, "pot")
+    assert by_id(states[-1], "red_01")[1] == "off_table"
+
+    # a ball rolling near a pocket then hidden by an arm, slowing to rest: not potted
+    def rolling(t):
+        s = min(t, 0.8)
+        return (300.0 - 250.0 * s + 150 * s * s, 3000.0)
+
+    states, _ = run_scene({"red_a": rolling, "white": still(900, 900)}, 4.0,
+                          hidden=lambda b, t: b == "red_a" and 0.5 <= t < 3.0)
+    assert not events(states, "pot") and not events(states, "off_table")
+    assert by_id(states[-1], "red_01")[1] == "seen"
+
+
+# -- a scripted scenario end to end ------------------------------------------------------------
+def test_in_off_scenario_with_synthetic_detections():
+    from tracker.sim.scenarios import SCENARIOS
+
+    bench = _bench()
+    exposure = 1 / 60
+    clip = bench.clip_from_timeline("in_off", SCENARIOS["in_off"].build(0), 30.0, exposure)
+    dets = bench.synth_detections(clip, seed=3)
+    states, took = bench.run_tracker(clip, dets, TrackerConfig(exposure_s=exposure))
+    s = bench.score(clip, states)
+    assert s.id_switches == 0 and s.colour_id_errors == 0
+    assert s.pots_true == 2 and s.pots_found == 2 and s.pots_right == 2
+    assert np.median(s.rest_err) <= 0.5 and np.quantile(s.rest_err, 0.95) <= 2.0
+    rows = [r for st in states for r in tracks_rows(st)]
+    assert all(len(r) == len(TRACKS_HEADER) for r in rows)
+    assert {r[-1] for r in rows} == {"seen", "predicted", "potted"}
+
+
+# -- records and configuration -----------------------------------------------------------------
+def test_tracks_rows_follow_the_contract():
+    st = TableState(12, 0.4, np.array(["white", "red_01"]), np.array([0, 1]),
+                    np.array([[100.0, 200.0], [np.nan, np.nan]]), np.zeros((2, 2)),
+                    np.array(["seen", "potted"]), np.array(["", "top_left"]))
+    rows = tracks_rows(st, xy_px=np.array([[10.0, 20.0], [0.0, 0.0]]))
+    assert TRACKS_HEADER == ("frame", "t", "track_id", "ball", "x_mm", "y_mm", "x_px", "y_px",
+                             "state")
+    assert rows == [["12", "0.400000", "white", "white", "100.00", "200.00", "10.00", "20.00",
+                     "seen"],
+                    ["12", "0.400000", "red_01", "red", "", "", "", "", "potted"]]
+
+
+def test_table_state_names_the_expected_shape():
+    with pytest.raises(ValueError, match=r"xy_mm must have shape \(2, 2\)"):
+        TableState(0, 0.0, np.array(["white", "red_01"]), np.array([0, 1]), np.zeros((3, 2)),
+                   np.zeros((2, 2)), np.array(["seen", "seen"]), np.array(["", ""]))
+    with pytest.raises(ValueError, match="state must be one of"):
+        TableState(0, 0.0, np.array(["white"]), np.array([0]), np.zeros((1, 2)),
+                   np.zeros((1, 2)), np.array(["lost"]), np.array([""]))
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"rest_sigma_mm": 0.0}, "rest_sigma_mm must be > 0"),
+    ({"gate_chi2": float("nan")}, "gate_chi2 must be a finite number"),
+    ({"exposure_s": -0.01}, "exposure_s must be >= 0"),
+    ({"confirm_hits": 6, "confirm_window": 5}, "must not exceed"),
+    ({"confirm_hits": 2.5}, "confirm_hits must be an integer"),
+    ({"reds": 16}, "reds must be at most 15"),
+    ({"restless_chi2": 20.0}, "restless_chi2 <= gate_chi2 <= launch_chi2"),
+    ({"class_floor": 1.5}, "class_floor must be < 1"),
+    ({"kick_chi2": 20.0}, "kick_chi2 .* must not exceed gate_chi2"),
+    ({"relabel_ratio": 1.0}, "relabel_ratio must be > 1"),
+    ({"max_speed_mm_s": True}, "max_speed_mm_s must be a finite number"),
+])
+def test_config_rejects_bad_values(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        TrackerConfig(**kwargs)
+
+
+def test_config_is_frozen_and_trackers_share_nothing():
+    cfg = TrackerConfig()
+    with pytest.raises(AttributeError):
+        cfg.gate_chi2 = 3.0  # type: ignore[misc]
+    a, b = BallTracker(cfg), BallTracker(cfg)
+    a.update(0, 0.0, np.array([[100.0, 100.0]]), np.array([0]), np.array([0.9]))
+    assert not b.tracks and not b.candidates
+    with pytest.raises(TypeError):
+        BallTracker({"gate_chi2": 3.0})  # type: ignore[arg-type]
+
+
+def test_update_checks_its_inputs():
+    tr = BallTracker()
+    with pytest.raises(ValueError, match=r"shape \(2,\)"):
+        tr.update(0, 0.0, np.zeros((2, 2)), np.array([0]), np.array([0.9, 0.9]))
+    tr.update(0, 0.0, np.zeros((0, 2)), np.zeros(0, int), np.zeros(0))
+    with pytest.raises(ValueError, match="time must increase"):
+        tr.update(1, 0.0, np.zeros((0, 2)), np.zeros(0, int), np.zeros(0))
+
+
+def test_a_colour_confirmed_with_the_wrong_class_is_relabelled():
+    """The pink is read as red on its first frames (so it starts as a red), then as pink."""
+    def classes(b, t):
+        return _cls("red") if b == "pink" and t < 0.15 else _cls(b)
+
+    balls = {"pink": still(*SPOTS["pink"]), "red_a": still(700, 2900), "white": still(700, 1500)}
+    states, truth = run_scene(balls, 2.0, classes=classes)
+    relabels = events(states, "relabel")
+    # rack order numbers the pink (nearer baulk) red_01 before the real red
+    assert [(e["ball"], e["was"]) for e in relabels] == [("pink", "red_01")]
+    assert sorted(states[-1].track_ids) == ["pink", "red_02", "white"]
+    xy, state, _ = by_id(states[-1], "pink")
+    assert np.hypot(*(xy - truth["pink"][-1])) < 1.0
+
+
+def test_a_resting_red_missed_once_does_not_jump_to_a_false_detection():
+    """Only a moving ball can set a red moving: a spurious red 150 mm away on the frame the
+    red is missed is not that red."""
+    tracker = BallTracker()
+    rng = np.random.default_rng(1)
+    reds = np.array([[600.0, 2500.0], [900.0, 2500.0]])
+    for f in range(60):
+        xy = reds + rng.normal(0, 0.5, reds.shape)
+        if f == 40:
+            xy = np.array([xy[1], reds[0] + [150.0, 0.0]])  # red 0 missed, a false red beside
+        st = tracker.update(f, f / FPS, xy, np.full(len(xy), _cls("red")), np.full(len(xy), 0.9))
+        if f == 40:
+            xy0, state, _ = by_id(st, "red_01")
+            assert state == "predicted" and np.hypot(*(xy0 - reds[0])) < 0.5
+    for i, tid in enumerate(("red_01", "red_02")):
+        xy, state, _ = by_id(st, tid)
+        assert state == "seen" and np.hypot(*(xy - reds[i])) < 0.5
+
+
+def test_update_detections_reads_a_detections_record():
+    det = SimpleNamespace(xy_mm=np.array([[300.0, 400.0]]), cls=np.array([0]),
+                          confidence=np.array([0.9]))
+    tracker = BallTracker()
+    for f in range(3):
+        st = tracker.update_detections(f, f / FPS, det)
+    assert list(st.track_ids) == ["white"]
+    with pytest.raises(ValueError, match="table mm"):
+        tracker.update_detections(3, 0.2, SimpleNamespace(xy_mm=None, cls=det.cls,
+                                                          confidence=det.confidence))

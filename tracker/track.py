@@ -1,0 +1,1029 @@
+"""Multi-ball tracking on the table, in table millimetres.
+
+Detections (ball centres in table mm, a colour class and a confidence) come in one frame at a
+time; :class:`BallTracker` keeps one Kalman filter per ball and returns a :class:`TableState`
+for every frame: each ball's id, class, position, velocity and whether it was measured
+(``seen``), coasted (``predicted``), ``potted`` (with the pocket) or ``off_table``.
+
+Identity. Colours and the white have fixed ids (``white``, ``yellow`` ... ``black``); reds are
+numbered ``red_01`` .. ``red_15`` when first confirmed (in rack order: by row, then across) and
+keep their number for the whole clip: a red never appears from nowhere, so a red that turns up
+where no track expected it is a lost red (the likeliest one; one missed only a moment ago just
+within its gate), and a new number is given only while fewer reds than racked are known.
+
+Association, per frame:
+1. every active track is predicted to the frame's time;
+2. gated Hungarian assignment of detections to tracks, the cost being the negative log
+   likelihood of the detection under the track's predicted measurement (Mahalanobis distance
+   plus log-determinant) plus the class evidence (the detection's class and confidence against
+   the track's ball class);
+3. a wider second pass for tracks seen a moment ago and still unmatched: a ball struck by the
+   cue, or deflected by a collision or a cushion, leaves its gate in one frame. How far each
+   may have gone follows the physics: only the white is struck by the cue; any other ball at
+   rest moves only when a moving ball came within reach of it, and no faster than that ball;
+4. detections still unexplained feed tentative candidates; a candidate seen ``confirm_hits``
+   times on one straight path within ``confirm_window`` frames becomes a ball: a lost ball of
+   its class found again, a potted colour re-spotted, the white placed after going in-off, or
+   a new ball at the start;
+5. class votes (summed confidences) accumulate along each track; a track whose votes come to
+   favour another class clearly takes that class's id (a ``relabel`` event), swapping with the
+   track that held it when that one looks like the first's class.
+
+Balls leave play: a moving ball that vanishes within reach of a pocket and heading into its fall
+circle is ``potted`` there; one that vanishes over a cushion away from the pockets (only an
+airborne ball can) is ``off_table``; any other vanishing ball is hidden (``predicted``): at rest
+it stays exactly where it was, moving it coasts (rolling resistance, cushions) and comes to rest.
+
+Events (dicts with ``type``, ``frame``, ``t`` of when it happened, ``ball`` (track id), ``class``),
+emitted once certain, which may be a few frames later: ``pot`` (+ ``pocket``; the caller adds
+``pocket_px`` from its calibration), ``off_table``, ``respot`` (a potted colour back on the
+table: + ``position_mm``, ``spot`` (the spot it is on, or None)), ``white_placed`` (+
+``position_mm``, ``in_d``) and ``relabel`` (+ ``was``, the id the ball had).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields
+from typing import Protocol
+
+import numpy as np
+from filterpy.common import Q_discrete_white_noise
+from filterpy.kalman import KalmanFilter
+from scipy.optimize import linear_sum_assignment
+
+from calibration.specs import BALL_CLASSES, COLOURS, SNOOKER, SnookerTableSpec
+
+TRACK_STATES = ("seen", "predicted", "potted", "off_table")
+TRACKS_HEADER = ("frame", "t", "track_id", "ball", "x_mm", "y_mm", "x_px", "y_px", "state")
+RED = BALL_CLASSES.index("red")
+WHITE = BALL_CLASSES.index("white")
+N_CLASSES = len(BALL_CLASSES)
+# Cost of an assignment outside every gate: larger than any gated cost can be.
+_INFEASIBLE = 1e9
+
+
+class DetectionsMM(Protocol):
+    """What the tracker reads from a frame's detections (``tracker.detect.Detections``):
+    xy_mm (K, 2) table mm, cls (K,) index into BALL_CLASSES or -1, confidence (K,)."""
+
+    xy_mm: np.ndarray | None
+    cls: np.ndarray
+    confidence: np.ndarray
+
+
+@dataclass(frozen=True)
+class TrackerConfig:
+    """Tracker parameters; every one is checked when the config is built.
+
+    Measurement model: a ball at rest is detected with ``rest_sigma_mm`` noise per axis, a moving
+    one with ``moving_sigma_mm`` plus its blur: over a shutter of ``exposure_s`` a ball at speed
+    v draws a streak v * exposure_s long whose centre the detector reports, half a streak behind
+    the ball at the frame's time, less sure along the streak by ``streak_sigma_fraction`` of its
+    length.
+    """
+
+    rest_sigma_mm: float = 1.0
+    moving_sigma_mm: float = 3.0
+    exposure_s: float = 0.0
+    streak_sigma_fraction: float = 0.1
+    # Random walk of a resting ball's estimate (mm per sqrt(s)): lets it follow a nudge while
+    # averaging the detection noise over ~1 s.
+    rest_walk_mm: float = 0.05
+    # White-noise acceleration of a moving ball (mm/s^2): sliding friction (~2 m/s^2), swerve,
+    # and the smaller deflections; collisions and cushions are caught by the second pass.
+    accel_sigma_mm_s2: float = 3000.0
+    # Deceleration of a coasting ball (mm/s^2): rolling resistance mu_roll * g ~ 0.01 * 9810.
+    coast_decel_mm_s2: float = 100.0
+    # Chi-square (2 dof) gate of the first pass; 16 leaves out 1 in 3000 true detections.
+    gate_chi2: float = 16.0
+    # A resting ball whose detection is this far (chi-square) from it twice running, or beyond
+    # ``launch_chi2`` once, has been set moving.
+    restless_chi2: float = 9.0
+    launch_chi2: float = 36.0
+    # A moving ball this far (chi-square) from its prediction was kicked: its filter restarts.
+    kick_chi2: float = 12.0
+    # mm/s: the fastest ball (a break-off is ~8 m/s); bounds the second pass's reach.
+    max_speed_mm_s: float = 12000.0
+    # s: a track missed for at most this long may take a far detection in the second pass.
+    launch_window_s: float = 0.1
+    # mm: a ball at rest other than the white is set moving only by a moving ball whose path
+    # since the last frame came this near it (a ball diameter and some slack).
+    kick_reach_mm: float = 80.0
+    # Margin on speeds from estimates (factor) and on how far a struck ball can have gone (mm).
+    kick_slack: float = 1.5
+    kick_slack_mm: float = 30.0
+    # What an assignment may cost beyond the gate before leaving the track unmatched is the
+    # better explanation (a confident detection of another class costs ~10).
+    unmatched_cost: float = 4.0
+    # mm/s: uncertainty of the velocity of a ball just set moving.
+    launch_speed_sigma_mm_s: float = 700.0
+    # Weight of the class evidence in the cost (2: two confident mismatches, as when two balls
+    # of different colours would swap tracks, cost more than leaving both unmatched), and the
+    # least likelihood a class mismatch gets.
+    class_weight: float = 2.0
+    class_floor: float = 0.002
+    # A resting ball's estimate is re-opened when its recent innovations average more than this.
+    rest_shift_mm: float = 1.2
+    # A moving ball slower than rest_speed_mm_s for rest_after_s is at rest.
+    rest_speed_mm_s: float = 20.0
+    rest_after_s: float = 0.2
+    # A track whose class votes (confidences, halved every vote_half_life_s so that what it
+    # follows now counts) favour another class this many times over, and by at least
+    # relabel_votes, takes that class's id.
+    relabel_ratio: float = 3.0
+    relabel_votes: float = 5.0
+    vote_half_life_s: float = 2.0
+    # A candidate becomes a ball after confirm_hits detections within confirm_window frames;
+    # a moving one after confirm_hits_moving (a chain hopping along a row of the rack, one
+    # missed ball after another, looks like a ball moving one spacing a frame).
+    confirm_hits: int = 3
+    confirm_hits_moving: int = 5
+    confirm_window: int = 5
+    # A candidate may be this far (mm) from where its velocity puts it, and one seen once may
+    # have moved at up to candidate_speed_mm_s; nearer detections are preferred.
+    candidate_gate_mm: float = 25.0
+    candidate_speed_mm_s: float = 4000.0
+    # s: a moving ball unseen this long is decided: potted, off the table or hidden.
+    gone_after_s: float = 0.15
+    # mm: the fall circle must lie within this much travel of where the ball vanished, and the
+    # ball's path must pass within its radius plus pot_margin_mm.
+    pot_reach_mm: float = 300.0
+    pot_margin_mm: float = 25.0
+    # mm: a ball that vanished away from the pockets and would have been this far past where a
+    # cushion stops it by the next frame has left the table (flown over the cushion).
+    off_edge_mm: float = 20.0
+    # s: a ball unseen this long may have been struck while hidden and turn up anywhere.
+    lost_after_s: float = 0.5
+    # mm: largest position uncertainty a coasting ball keeps (std).
+    max_sigma_mm: float = 600.0
+    # How many reds the frame was racked with (ids red_01 .. red_NN).
+    reds: int = 15
+    table: SnookerTableSpec = field(default=SNOOKER)
+
+    def __post_init__(self):
+        non_negative = ("exposure_s", "streak_sigma_fraction", "unmatched_cost", "kick_slack_mm",
+                        "coast_decel_mm_s2", "class_weight", "rest_after_s", "pot_margin_mm",
+                        "off_edge_mm")
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name == "table":
+                if not isinstance(v, SnookerTableSpec):
+                    raise TypeError(f"TrackerConfig.table must be a SnookerTableSpec, "
+                                    f"got {type(v).__name__}")
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise ValueError(f"TrackerConfig.{f.name} must be a finite number, got {v!r}")
+            if f.name in non_negative:
+                if v < 0:
+                    raise ValueError(f"TrackerConfig.{f.name} must be >= 0, got {v!r}")
+            elif v <= 0:
+                raise ValueError(f"TrackerConfig.{f.name} must be > 0, got {v!r}")
+        for name in ("confirm_hits", "confirm_hits_moving", "confirm_window", "reds"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise ValueError(f"TrackerConfig.{name} must be an integer >= 1, "
+                                 f"got {getattr(self, name)!r}")
+        if not self.confirm_hits <= min(self.confirm_window, self.confirm_hits_moving):
+            raise ValueError(f"TrackerConfig.confirm_hits ({self.confirm_hits}) must not exceed "
+                             f"confirm_window ({self.confirm_window}) or confirm_hits_moving "
+                             f"({self.confirm_hits_moving})")
+        if self.reds > 15:
+            raise ValueError(f"TrackerConfig.reds must be at most 15, got {self.reds}")
+        if not self.restless_chi2 <= self.gate_chi2 <= self.launch_chi2:
+            raise ValueError("TrackerConfig needs restless_chi2 <= gate_chi2 <= launch_chi2, got "
+                             f"{self.restless_chi2}, {self.gate_chi2}, {self.launch_chi2}")
+        if self.kick_chi2 > self.gate_chi2:
+            raise ValueError(f"TrackerConfig.kick_chi2 ({self.kick_chi2}) must not exceed "
+                             f"gate_chi2 ({self.gate_chi2})")
+        if self.relabel_ratio <= 1:
+            raise ValueError(f"TrackerConfig.relabel_ratio must be > 1, got {self.relabel_ratio}")
+        if self.class_floor >= 1:
+            raise ValueError(f"TrackerConfig.class_floor must be < 1, got {self.class_floor}")
+
+
+def _assign(cost: np.ndarray, unmatched: np.ndarray) -> list[tuple[int, int]]:
+    """Minimum-cost assignment of N tracks to K detections, ``cost`` (N, K), where leaving
+    track i unmatched costs ``unmatched[i]`` (N,) and a detection left over costs nothing.
+    Returns [(track, detection)]."""
+    n, k = cost.shape
+    if not n or not k:
+        return []
+    padded = np.full((n, k + n), _INFEASIBLE)
+    padded[:, :k] = cost
+    padded[np.arange(n), k + np.arange(n)] = unmatched
+    rows, cols = linear_sum_assignment(padded)
+    keep = cols < k
+    return list(zip(rows[keep].tolist(), cols[keep].tolist()))
+
+
+# -- the Kalman model ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MotionMatrices:
+    """The model's matrices for one frame interval ``dt`` (s); state [x, y, vx, vy].
+
+    f_moving (4, 4) constant velocity; q_moving (4, 4) discrete white-noise acceleration;
+    b (4, 2) how an acceleration (mm/s^2) held over dt moves the state; f_rest (4, 4) keeps the
+    position and zeroes the velocity; q_rest (4, 4) a slow random walk of the position.
+    """
+
+    dt: float
+    f_moving: np.ndarray
+    q_moving: np.ndarray
+    b: np.ndarray
+    f_rest: np.ndarray
+    q_rest: np.ndarray
+
+
+class MotionModel:
+    """The per-ball Kalman model, state x = [x_mm, y_mm, vx_mm_s, vy_mm_s] (4,).
+
+    Two regimes share the state: ``moving``, constant velocity with white-noise acceleration
+    (and the rolling resistance as a known control input), measured through
+    ``h_moving`` (2, 4) = [I, -exposure_s/2 * I] (a blurred ball's centre lags by half its
+    streak); and ``rest``, where the velocity is zero by definition, the position a random walk
+    of ``rest_walk_mm`` per sqrt(s), measured through ``h_rest`` (2, 4) = [I, 0].
+    Matrices are built once per frame interval and shared by every ball.
+    """
+
+    def __init__(self, config: TrackerConfig):
+        self.config = config
+        lag = config.exposure_s / 2
+        self.h_rest = np.hstack([np.eye(2), np.zeros((2, 2))])
+        self.h_moving = np.hstack([np.eye(2), -lag * np.eye(2)])
+        self.r_rest = np.eye(2) * config.rest_sigma_mm ** 2
+        self._cache: dict[int, MotionMatrices] = {}
+
+    def matrices(self, dt: float) -> MotionMatrices:
+        """The matrices for an interval of ``dt`` seconds (cached per microsecond of dt)."""
+        key = int(round(dt * 1e6))
+        m = self._cache.get(key)
+        if m is None:
+            if len(self._cache) > 32:  # irregular timestamps: keep the cache bounded
+                self._cache.clear()
+            c = self.config
+            f_moving = np.eye(4)
+            f_moving[0, 2] = f_moving[1, 3] = dt
+            q_moving = Q_discrete_white_noise(dim=2, dt=dt, var=c.accel_sigma_mm_s2 ** 2,
+                                              block_size=2, order_by_dim=False)
+            b = np.vstack([np.eye(2) * dt * dt / 2, np.eye(2) * dt])
+            f_rest = np.diag([1.0, 1.0, 0.0, 0.0])
+            q_rest = np.diag([c.rest_walk_mm ** 2 * dt] * 2 + [0.0, 0.0])
+            m = MotionMatrices(dt, f_moving, q_moving, b, f_rest, q_rest)
+            for a in (f_moving, q_moving, b, f_rest, q_rest):
+                a.setflags(write=False)
+            self._cache[key] = m
+        return m
+
+    def r_moving(self, velocity: np.ndarray) -> np.ndarray:
+        """(2, 2) detection noise of a ball moving at ``velocity`` (2,) mm/s: isotropic plus
+        more along its streak, |v| * exposure_s long."""
+        c = self.config
+        r = np.eye(2) * c.moving_sigma_mm ** 2
+        speed = float(np.hypot(*velocity))
+        if c.exposure_s > 0 and speed > 1e-6:
+            u = velocity / speed
+            r = r + np.outer(u, u) * (speed * c.exposure_s * c.streak_sigma_fraction) ** 2
+        return r
+
+    def new_filter(self, xy: np.ndarray, velocity: np.ndarray, pos_sigma: float,
+                   speed_sigma: float) -> KalmanFilter:
+        kf = KalmanFilter(dim_x=4, dim_z=2)
+        kf.x = np.array([xy[0], xy[1], velocity[0], velocity[1]], float)
+        kf.P = np.diag([pos_sigma ** 2] * 2 + [speed_sigma ** 2] * 2)
+        kf.H = self.h_rest
+        kf.R = self.r_rest
+        return kf
+
+
+# -- records ---------------------------------------------------------------------------------------
+def _check(name: str, value, shape: tuple, dtype) -> np.ndarray:
+    arr = np.asarray(value, dtype=dtype)
+    if arr.ndim != len(shape) or any(s is not None and a != s for a, s in zip(arr.shape, shape)):
+        want = tuple("N" if s is None else s for s in shape)
+        raise ValueError(f"TableState.{name} must have shape {want}, got {arr.shape}")
+    return arr
+
+
+@dataclass(frozen=True)
+class TableState:
+    """Every ball the tracker knows of at one frame, as parallel arrays over N balls.
+
+    track_ids (N,) str: ``white``, ``red_01`` ..; classes (N,) int index into BALL_CLASSES;
+    xy_mm (N, 2) float table mm (NaN when potted or off the table); velocity_mm_s (N, 2);
+    state (N,) str, one of ``TRACK_STATES``; pocket (N,) str, the pocket of a potted ball, else
+    ``""``. ``events`` are the events that became certain at this frame, each a dict with
+    ``type``, ``frame`` and ``t`` of when it happened (which may be a few frames earlier).
+    """
+
+    frame: int
+    t: float
+    track_ids: np.ndarray
+    classes: np.ndarray
+    xy_mm: np.ndarray
+    velocity_mm_s: np.ndarray
+    state: np.ndarray
+    pocket: np.ndarray
+    events: tuple[dict, ...] = ()
+
+    def __post_init__(self):
+        ids = _check("track_ids", self.track_ids, (None,), str)
+        n = len(ids)
+        arrays = {"track_ids": ids,
+                  "classes": _check("classes", self.classes, (n,), np.int64),
+                  "xy_mm": _check("xy_mm", self.xy_mm, (n, 2), np.float64),
+                  "velocity_mm_s": _check("velocity_mm_s", self.velocity_mm_s, (n, 2),
+                                          np.float64),
+                  "state": _check("state", self.state, (n,), str),
+                  "pocket": _check("pocket", self.pocket, (n,), str)}
+        bad = [s for s in arrays["state"] if s not in TRACK_STATES]
+        if bad:
+            raise ValueError(f"TableState.state must be one of {TRACK_STATES}, got {bad[0]!r}")
+        if n and ((arrays["classes"] < 0) | (arrays["classes"] >= N_CLASSES)).any():
+            raise ValueError("TableState.classes must index BALL_CLASSES")
+        for name, arr in arrays.items():
+            arr.setflags(write=False)
+            object.__setattr__(self, name, arr)
+        object.__setattr__(self, "events", tuple(self.events))
+
+    def __len__(self) -> int:
+        return len(self.track_ids)
+
+    @property
+    def class_names(self) -> list[str]:
+        return [BALL_CLASSES[c] for c in self.classes]
+
+    def index(self, track_id: str) -> int:
+        hits = np.flatnonzero(self.track_ids == track_id)
+        if not len(hits):
+            raise KeyError(track_id)
+        return int(hits[0])
+
+    def on_table(self) -> np.ndarray:
+        """(N,) bool: balls in play (seen or predicted)."""
+        return (self.state == "seen") | (self.state == "predicted")
+
+
+def tracks_rows(state: TableState, xy_px: np.ndarray | None = None) -> list[list[str]]:
+    """The contract's tracks.csv rows for one frame (header ``TRACKS_HEADER``), one per ball.
+
+    ``xy_px`` (N, 2) optional image pixels of the balls (from the calibration); positions are
+    left empty for potted and off-table balls."""
+    if xy_px is not None:
+        xy_px = np.asarray(xy_px, float)
+        if xy_px.shape != (len(state), 2):
+            raise ValueError(f"tracks_rows: xy_px must have shape ({len(state)}, 2), "
+                             f"got {xy_px.shape}")
+    rows = []
+    t = f"{state.t:.6f}"
+    for i in range(len(state)):
+        gone = state.state[i] in ("potted", "off_table")
+        x, y = ("", "") if gone else (f"{state.xy_mm[i, 0]:.2f}", f"{state.xy_mm[i, 1]:.2f}")
+        u, v = ("", "") if gone or xy_px is None else (f"{xy_px[i, 0]:.2f}",
+                                                         f"{xy_px[i, 1]:.2f}")
+        rows.append([str(state.frame), t, str(state.track_ids[i]),
+                     BALL_CLASSES[state.classes[i]], x, y, u, v, str(state.state[i])])
+    return rows
+
+
+# -- tracker internals -----------------------------------------------------------------------------
+@dataclass(eq=False)
+class _Track:
+    """One ball's track: its filter and bookkeeping (mutable, private to the tracker)."""
+
+    track_id: str
+    cls: int
+    kf: KalmanFilter
+    moving: bool
+    status: str = "seen"
+    pocket: str = ""
+    votes: np.ndarray = field(default_factory=lambda: np.zeros(N_CLASSES))
+    last_seen_t: float = 0.0
+    last_seen_frame: int = 0
+    last_seen_x: np.ndarray = field(default_factory=lambda: np.zeros(4))
+    anchor_t: float = 0.0  # time of the last measurement a resting estimate took in
+    restless: int = 0
+    shift: np.ndarray = field(default_factory=lambda: np.zeros(2))
+    slow_since: float | None = None
+    gone_frame: int = 0  # first frame the ball was missed, and its time
+    gone_t: float = 0.0
+    judged: bool = False  # whether its vanishing was judged (potted, off the table or hidden)
+    speeds: list[tuple[float, float]] = field(default_factory=list)  # recent (t s, mm/s)
+
+    @property
+    def active(self) -> bool:
+        return self.status in ("seen", "predicted")
+
+
+@dataclass(eq=False)
+class _Candidate:
+    """Unexplained detections that may be a ball: its sightings (times, positions) and class
+    votes. ``xy``/``velocity`` are the least-squares constant-velocity fit at its last sighting."""
+
+    ts: list[float]
+    xys: list[np.ndarray]
+    first_frame: int
+    age: int = 1
+    votes: np.ndarray = field(default_factory=lambda: np.zeros(N_CLASSES))
+    xy: np.ndarray = field(default_factory=lambda: np.zeros(2))
+    velocity: np.ndarray = field(default_factory=lambda: np.zeros(2))
+
+    def __post_init__(self):
+        self.xy = np.asarray(self.xys[-1], float).copy()
+
+    @property
+    def hits(self) -> int:
+        return len(self.ts)
+
+    @property
+    def t(self) -> float:
+        return self.ts[-1]
+
+    @property
+    def first_t(self) -> float:
+        return self.ts[0]
+
+    def add(self, t: float, xy: np.ndarray, frame: int, tolerance_mm: float) -> None:
+        """Another sighting. When the sightings no longer fit one straight constant-speed path
+        within ``tolerance_mm`` (the chain jumped to another ball), only the new one is kept."""
+        self.ts.append(t)
+        self.xys.append(np.asarray(xy, float).copy())
+        ts = np.array(self.ts) - t
+        xys = np.array(self.xys)
+        a = np.column_stack([np.ones_like(ts), ts])
+        coef, *_ = np.linalg.lstsq(a, xys, rcond=None)
+        if np.hypot(*(a @ coef - xys).T).max() > tolerance_mm:
+            self.ts, self.xys = self.ts[-1:], self.xys[-1:]
+            self.votes[:] = 0
+            self.first_frame, self.age = frame, 0  # aged to 1 at the end of this frame
+            coef = np.array([xys[-1], np.zeros(2)])
+        self.xy, self.velocity = coef[0], coef[1]
+
+
+class BallTracker:
+    """Tracks every ball on a snooker table in table mm; see the module docstring.
+
+    ``update(frame_index, t, xy_mm (K, 2), classes (K,), confidences (K,)) -> TableState``,
+    frames in time order. Work per frame depends on the balls and detections of that frame only.
+    """
+
+    def __init__(self, config: TrackerConfig | None = None):
+        self.config = TrackerConfig() if config is None else config
+        if not isinstance(self.config, TrackerConfig):
+            raise TypeError(f"BallTracker needs a TrackerConfig, got {type(config).__name__}")
+        self.model = MotionModel(self.config)
+        self.tracks: list[_Track] = []
+        self.candidates: list[_Candidate] = []
+        self._t: float | None = None
+        self._first_frame: int | None = None
+        self._dt: float | None = None
+        table = self.config.table
+        pk = table.pockets
+        self._pocket_names = list(pk)
+        self._pocket_points = np.array([p.point_mm for p in pk.values()])
+        self._fall_c = np.array([p.fall_centre_mm for p in pk.values()])
+        self._fall_r = np.array([p.fall_radius_mm for p in pk.values()])
+        self._r = table.ball_radius_mm
+        self._events: list[dict] = []
+
+    # -- the public step ---------------------------------------------------------------------------
+    def update(self, frame_index: int, t: float, detections_mm, classes, confidences
+               ) -> TableState:
+        """Advance to frame ``frame_index`` at time ``t`` (s) with its detections.
+
+        detections_mm (K, 2) table mm; classes (K,) int index into BALL_CLASSES or -1;
+        confidences (K,) in [0, 1]. Returns the TableState of this frame."""
+        z = np.asarray(detections_mm, float)
+        if z.size == 0:
+            z = np.zeros((0, 2))
+        elif z.ndim != 2 or z.shape[1] != 2:
+            raise ValueError(f"BallTracker.update: detections_mm must have shape (K, 2), "
+                             f"got {z.shape}")
+        k = len(z)
+        cls = np.asarray(classes, np.int64).reshape(-1)
+        conf = np.asarray(confidences, float).reshape(-1)
+        if cls.shape != (k,) or conf.shape != (k,):
+            raise ValueError(f"BallTracker.update: classes and confidences must have shape "
+                             f"({k},), got {cls.shape} and {conf.shape}")
+        if ((cls < -1) | (cls >= N_CLASSES)).any():
+            raise ValueError("BallTracker.update: classes must be -1 or index BALL_CLASSES")
+        if self._t is not None and t <= self._t:
+            raise ValueError(f"BallTracker.update: time must increase, got {t} after {self._t}")
+        finite = np.isfinite(z).all(axis=1)
+        z, cls, conf = z[finite], cls[finite], np.clip(conf[finite], 0.0, 1.0)
+        dt = None if self._t is None else t - self._t
+        if self._first_frame is None:
+            self._first_frame = frame_index
+        self._t, self._dt = t, dt
+        self._events = []
+
+        active = [tr for tr in self.tracks if tr.active]
+        if dt is not None:
+            m = self.model.matrices(dt)
+            fade = 0.5 ** (dt / self.config.vote_half_life_s)
+            for tr in active:
+                self._predict(tr, m)
+                tr.votes *= fade
+        used = np.zeros(len(z), bool)
+        matched: set[int] = set()
+        # Pass 1: gated likelihood assignment.
+        pairs, d2 = self._assign_gated(active, z, cls, conf)
+        for i, j in pairs:
+            self._measure(active[i], z[j], cls[j], conf[j], d2[i, j], t, frame_index)
+            used[j] = True
+            matched.add(i)
+        # Pass 2: balls seen a moment ago that jumped out of their gates.
+        recent = [i for i, tr in enumerate(active)
+                  if i not in matched and t - tr.last_seen_t <= self.config.launch_window_s]
+        bounds = self._speed_bounds([active[i] for i in recent], t)
+        recent, bounds = [i for i, v in zip(recent, bounds) if v > 0], bounds[bounds > 0]
+        free = np.flatnonzero(~used)
+        if recent and len(free):
+            for i, j in self._assign_wide([active[i] for i in recent], bounds, z[free],
+                                          cls[free], conf[free], t):
+                tr, jj = active[recent[i]], free[j]
+                self._relaunch(tr, z[jj], t)
+                self._vote(tr, cls[jj], conf[jj])
+                self._seen(tr, t, frame_index)
+                used[jj] = True
+                matched.add(recent[i])
+        for i, tr in enumerate(active):
+            if i not in matched:
+                self._missed(tr, t, frame_index)
+        self._candidates_step(z[~used], cls[~used], conf[~used], t, frame_index)
+        self._relabel(t, frame_index)
+        return self._state(frame_index, t)
+
+    def update_detections(self, frame_index: int, t: float, detections: DetectionsMM
+                          ) -> TableState:
+        """``update`` from a ``tracker.detect.Detections`` that carries ``xy_mm``."""
+        if detections.xy_mm is None:
+            raise ValueError("BallTracker needs detections in table mm (Detections.xy_mm); "
+                             "detect with a calibration")
+        return self.update(frame_index, t, detections.xy_mm, detections.cls,
+                           detections.confidence)
+
+    # -- prediction --------------------------------------------------------------------------------
+    def _predict(self, tr: _Track, m: MotionMatrices) -> None:
+        kf = tr.kf
+        if not tr.moving:
+            kf.predict(F=m.f_rest, Q=m.q_rest)
+            return
+        v = kf.x[2:]
+        speed = float(np.hypot(*v))
+        u = np.zeros(2)
+        if speed > 1e-9 and self.config.coast_decel_mm_s2 > 0:
+            # rolling resistance, never reversing the ball
+            u = -v / speed * min(self.config.coast_decel_mm_s2, speed / m.dt)
+        kf.predict(u=u, B=m.b, F=m.f_moving, Q=m.q_moving)
+        if tr.status == "predicted":
+            self._bounce(kf)
+            pos_var = kf.P[0, 0] + kf.P[1, 1]
+            if pos_var > 2 * self.config.max_sigma_mm ** 2:
+                kf.P[:2, :] *= math.sqrt(2 * self.config.max_sigma_mm ** 2 / pos_var)
+                kf.P[:, :2] *= math.sqrt(2 * self.config.max_sigma_mm ** 2 / pos_var)
+            if speed < self.config.rest_speed_mm_s:
+                self._to_rest(tr)
+
+    def _bounce(self, kf: KalmanFilter) -> None:
+        """A coasting ball past a cushion nose line (away from the pockets) comes back off it."""
+        table, r = self.config.table, self._r
+        x = kf.x
+        if np.min(np.hypot(*(self._pocket_points - x[:2]).T)) < 2 * table.corner_mouth_mm:
+            return
+        for axis, hi in ((0, table.width_mm), (1, table.length_mm)):
+            if x[axis] < r:
+                x[axis], x[axis + 2] = 2 * r - x[axis], abs(x[axis + 2]) * 0.8
+            elif x[axis] > hi - r:
+                x[axis], x[axis + 2] = 2 * (hi - r) - x[axis], -abs(x[axis + 2]) * 0.8
+
+    # -- association -------------------------------------------------------------------------------
+    def _class_cost(self, track_cls: np.ndarray, cls: np.ndarray, conf: np.ndarray) -> np.ndarray:
+        """(N, K) class evidence: -2 log of P(detected class | ball class) (the detector's
+        confidence when they agree, the rest of it spread over the other classes when not)
+        relative to a ball of the detected class, so that agreeing costs 0 whatever the
+        confidence (it must not make one ball of a class prefer a detection over another ball
+        of the same class), and an unclassified detection costs 0 against any ball."""
+        c = self.config
+        agree = track_cls[:, None] == cls[None, :]
+        p = np.maximum(conf[None, :], c.class_floor)
+        like = np.where(agree, p, np.maximum((1 - conf[None, :]) / (N_CLASSES - 1),
+                                             c.class_floor))
+        cost = -2 * c.class_weight * np.log(np.minimum(like / p, 1.0))
+        return np.where(cls[None, :] < 0, 0.0, cost)
+
+    def _predicted_measurements(self, tracks: list[_Track]) -> tuple[np.ndarray, np.ndarray]:
+        """zhat (N, 2) and innovation covariances S (N, 2, 2) of ``tracks``."""
+        m = self.model
+        x = np.array([tr.kf.x for tr in tracks])
+        p = np.array([tr.kf.P for tr in tracks])
+        moving = np.array([tr.moving for tr in tracks])
+        h = np.where(moving[:, None, None], m.h_moving[None], m.h_rest[None])
+        zhat = np.einsum("nij,nj->ni", h, x)
+        r = np.array([m.r_moving(tr.kf.x[2:]) if tr.moving else m.r_rest for tr in tracks])
+        s = np.einsum("nij,njk,nlk->nil", h, p, h) + r
+        return zhat, s
+
+    def _assign_gated(self, tracks: list[_Track], z, cls, conf):
+        """Hungarian assignment under the chi-square gate. Returns ([(track, det)], d2 (N, K))."""
+        if not tracks or not len(z):
+            return [], np.zeros((len(tracks), len(z)))
+        zhat, s = self._predicted_measurements(tracks)
+        s_inv = np.linalg.inv(s)
+        e = z[None, :, :] - zhat[:, None, :]
+        d2 = np.einsum("nki,nij,nkj->nk", e, s_inv, e)
+        logdet = np.log(np.linalg.det(s))
+        track_cls = np.array([tr.cls for tr in tracks])
+        cost = d2 + logdet[:, None] + self._class_cost(track_cls, cls, conf)
+        gated = d2 <= self.config.gate_chi2
+        # A resting ball's gate is widened to the launch threshold: the restless test decides.
+        resting = np.array([not tr.moving for tr in tracks])
+        gated |= resting[:, None] & (d2 <= self.config.launch_chi2)
+        gate = np.where(resting, self.config.launch_chi2, self.config.gate_chi2)
+        unmatched = logdet + gate + self.config.unmatched_cost
+        return _assign(np.where(gated, cost, _INFEASIBLE), unmatched), d2
+
+    def _speed_bounds(self, tracks: list[_Track], t: float) -> np.ndarray:
+        """(N,) the fastest each track's ball can have gone since its last sighting (mm/s), 0
+        when it cannot have moved. The cue can send the white at any speed; any other ball
+        moves only when struck, and a struck ball is no faster than what struck it (an elastic
+        collision of equal masses): by a moving ball whose path since its last sighting passed
+        within kick_reach_mm of it, or, in a chain (a break through the pack), by one of these
+        balls that may itself have moved this frame. A moving ball keeps at most its own speed.
+        Estimated speeds get kick_slack of margin, as estimates lag at impacts."""
+        c = self.config
+        if not tracks:
+            return np.zeros(0)
+        p = np.array([tr.kf.x[:2] for tr in tracks])
+        bound = np.array([np.hypot(*tr.kf.x[2:]) * c.kick_slack if tr.moving else 0.0
+                          for tr in tracks])
+        movers = [(tr, v) for tr in self.tracks if tr.active
+                  and (v := self._recent_speed(tr)) >= c.rest_speed_mm_s]
+        if movers:
+            a = np.array([tr.last_seen_x[:2] for tr, _ in movers])
+            b = np.array([tr.kf.x[:2] for tr, _ in movers])
+            speed = np.array([v for _, v in movers])
+            ab = b - a
+            L2 = np.maximum(np.einsum("mi,mi->m", ab, ab), 1e-9)
+            s = np.clip(np.einsum("nmi,mi->nm", p[:, None] - a[None], ab) / L2, 0.0, 1.0)
+            gap = np.hypot(*(p[:, None] - (a[None] + s[..., None] * ab[None])).transpose(2, 0, 1))
+            # a track is not struck by itself
+            self_hit = np.array([[tr is m for m, _ in movers] for tr in tracks])
+            struck = (gap <= c.kick_reach_mm) & ~self_hit
+            bound = np.maximum(bound, np.where(struck, speed[None] * c.kick_slack, 0.0).max(1))
+        white = np.array([tr.cls == WHITE for tr in tracks])
+        bound = np.where(white, c.max_speed_mm_s, np.minimum(bound, c.max_speed_mm_s))
+        # chains: a ball within kick reach of where a struck ball can have got to
+        since = np.array([t - tr.last_seen_t for tr in tracks])
+        gap = np.hypot(*(p[:, None] - p[None]).transpose(2, 0, 1))
+        np.fill_diagonal(gap, np.inf)
+        for _ in range(len(tracks)):
+            src = bound > 0
+            reach = np.where(src, bound * since + c.kick_reach_mm, -np.inf)
+            chained = np.where(gap <= reach[None, :], bound[None, :], 0.0).max(axis=1)
+            new = np.maximum(bound, chained)
+            if np.array_equal(new, bound):
+                break
+            bound = new
+        return bound
+
+    def _assign_wide(self, tracks: list[_Track], speed_bound: np.ndarray, z, cls, conf,
+                     t: float):
+        """Second pass: the distance to each track's prediction or last sighting, as a fraction
+        of how far its ball can have gone since then (``speed_bound`` (N,) mm/s; a detection at
+        the edge of that reach costs 4, what a 2-sigma miss costs in the first pass), plus the
+        class evidence. Returns [(track, detection)]."""
+        c = self.config
+        pos = np.array([tr.kf.x[:2] for tr in tracks])
+        last = np.array([tr.last_seen_x[:2] for tr in tracks])
+        since = np.array([t - tr.last_seen_t for tr in tracks])
+        d_pred = np.hypot(*(z[None] - pos[:, None]).transpose(2, 0, 1))
+        d_last = np.hypot(*(z[None] - last[:, None]).transpose(2, 0, 1))
+        d = np.minimum(d_pred, d_last)
+        reach = speed_bound * since + c.kick_slack_mm + 3 * c.moving_sigma_mm
+        track_cls = np.array([tr.cls for tr in tracks])
+        cost = 4.0 * (d / reach[:, None]) ** 2 + self._class_cost(track_cls, cls, conf)
+        cost = np.where(d_last <= reach[:, None], cost, _INFEASIBLE)
+        return _assign(cost, np.full(len(tracks), 4.0 + c.unmatched_cost))
+
+    # -- measurement -------------------------------------------------------------------------------
+    def _measure(self, tr: _Track, z, cls: int, conf: float, d2: float, t: float,
+                 frame: int) -> None:
+        c, kf = self.config, tr.kf
+        if not tr.moving:
+            if d2 > c.launch_chi2 or (d2 > c.restless_chi2 and tr.restless >= 1):
+                self._relaunch(tr, z, t)
+            elif d2 > c.restless_chi2:
+                tr.restless += 1  # hold the estimate until the next frame says which
+            else:
+                tr.restless = 0
+                y = z - kf.x[:2]
+                kf.update(z, R=self.model.r_rest, H=self.model.h_rest)
+                tr.anchor_t = t
+                # a nudge (a kiss, a touching ball settling): re-open the estimate to follow it
+                tr.shift = 0.8 * tr.shift + 0.2 * y
+                if np.hypot(*tr.shift) > c.rest_shift_mm:
+                    kf.P[:2, :2] += self.model.r_rest
+                    tr.shift[:] = 0
+        elif d2 > c.kick_chi2:
+            # a kick the constant-velocity model did not expect (a kiss, a cushion): a partial
+            # update would leave the estimate between the old path and the new one
+            self._relaunch(tr, z, t)
+        else:
+            kf.update(z, R=self.model.r_moving(kf.x[2:]), H=self.model.h_moving)
+            self._maybe_rest(tr, t)
+        self._vote(tr, cls, conf)
+        self._seen(tr, t, frame)
+
+    def _vote(self, tr: _Track, cls: int, conf: float) -> None:
+        if cls >= 0:
+            tr.votes[cls] += conf
+
+    def _seen(self, tr: _Track, t: float, frame: int) -> None:
+        tr.status, tr.judged = "seen", False
+        tr.last_seen_t, tr.last_seen_frame = t, frame
+        tr.last_seen_x = tr.kf.x.copy()
+        window = self.config.launch_window_s
+        tr.speeds = [(ts, v) for ts, v in tr.speeds if t - ts <= window]
+        tr.speeds.append((t, float(np.hypot(*tr.kf.x[2:]))))
+
+    def _recent_speed(self, tr: _Track) -> float:
+        """The fastest ``tr`` was seen going within launch_window_s (mm/s): a ball that has just
+        struck another has just slowed down."""
+        window = self.config.launch_window_s
+        return max([float(np.hypot(*tr.kf.x[2:]))]
+                   + [v for ts, v in tr.speeds if self._t - ts <= window])
+
+    def _relaunch(self, tr: _Track, z, t: float) -> None:
+        """The ball is moving (struck, kissed or deflected): restart its filter at ``z`` with
+        the velocity from where it was last known."""
+        c = self.config
+        if tr.moving:
+            v = (z - tr.last_seen_x[:2]) / max(t - tr.last_seen_t, 1e-6)
+        else:
+            v = (z - tr.kf.x[:2]) / max(t - tr.anchor_t, 1e-6)
+        speed = np.hypot(*v)
+        if speed > c.max_speed_mm_s:
+            v = v * (c.max_speed_mm_s / speed)
+        xy = np.asarray(z, float) + c.exposure_s / 2 * v
+        tr.kf.x = np.array([xy[0], xy[1], v[0], v[1]])
+        tr.kf.P = np.diag([c.moving_sigma_mm ** 2 * 4] * 2 + [c.launch_speed_sigma_mm_s ** 2] * 2)
+        tr.moving, tr.restless, tr.slow_since = True, 0, None
+
+    def _maybe_rest(self, tr: _Track, t: float) -> None:
+        c = self.config
+        if np.hypot(*tr.kf.x[2:]) < c.rest_speed_mm_s:
+            if tr.slow_since is None:
+                tr.slow_since = t
+            if t - tr.slow_since >= c.rest_after_s:
+                self._to_rest(tr)
+        else:
+            tr.slow_since = None
+
+    def _to_rest(self, tr: _Track) -> None:
+        kf = tr.kf
+        kf.x[2:] = 0.0
+        kf.P[2:, :] = 0.0
+        kf.P[:, 2:] = 0.0
+        tr.moving, tr.slow_since, tr.restless = False, None, 0
+        tr.shift[:] = 0
+        tr.anchor_t = self._t
+
+    # -- leaving play ------------------------------------------------------------------------------
+    def _missed(self, tr: _Track, t: float, frame: int) -> None:
+        if tr.status == "seen":
+            tr.gone_frame, tr.gone_t = frame, t
+        tr.status = "predicted"
+        tr.restless = 0
+        x = tr.last_seen_x
+        if tr.judged or t - tr.last_seen_t < self.config.gone_after_s:
+            return
+        # unseen long enough to judge, once: a ball still for the tracker is only hidden
+        tr.judged = True
+        if np.hypot(*x[2:]) < self.config.rest_speed_mm_s:
+            return
+        pocket = self._pocket_ahead(x[:2], x[2:])
+        if pocket is not None:
+            self._leave(tr, "potted", pocket)
+        elif self._over_cushion(x[:2], x[2:], tr.gone_t - tr.last_seen_t):
+            self._leave(tr, "off_table", "")
+
+    def _pocket_ahead(self, xy: np.ndarray, v: np.ndarray) -> str | None:
+        """The pocket whose fall circle the path from ``xy`` along ``v`` enters within
+        pot_reach_mm of travel (the nearest along the path), or None."""
+        c = self.config
+        speed = float(np.hypot(*v))
+        u = v / speed
+        rel = self._fall_c - xy
+        s = np.clip(rel @ u, 0.0, c.pot_reach_mm)
+        miss = np.hypot(*(rel - s[:, None] * u).T)
+        ok = (miss <= self._fall_r + c.pot_margin_mm) & (np.hypot(*rel.T) <= c.pot_reach_mm +
+                                                         self._fall_r)
+        if not ok.any():
+            return None
+        k = np.flatnonzero(ok)[np.argmin(s[ok])]
+        return self._pocket_names[k]
+
+    def _over_cushion(self, xy: np.ndarray, v: np.ndarray, seconds: float) -> bool:
+        """Whether a ball last seen at ``xy`` with velocity ``v`` would be more than
+        off_edge_mm past where a cushion stops a ball on the cloth (a radius from the nose)
+        ``seconds`` later: it left the table rather than coming back off the cushion."""
+        t, e, r = self.config.table, self.config.off_edge_mm, self._r
+        x, y = xy + v * seconds
+        return bool(x < r - e or x > t.width_mm - r + e or y < r - e or y > t.length_mm - r + e)
+
+    def _leave(self, tr: _Track, status: str, pocket: str) -> None:
+        tr.status, tr.pocket = status, pocket
+        tr.moving = False
+        ev = {"type": "pot" if status == "potted" else "off_table", "frame": tr.gone_frame,
+              "t": tr.gone_t, "ball": tr.track_id,
+              "class": BALL_CLASSES[tr.cls]}
+        if status == "potted":
+            ev["pocket"] = pocket
+        self._events.append(ev)
+
+    # -- new balls ---------------------------------------------------------------------------------
+    def _candidates_step(self, z, cls, conf, t: float, frame: int) -> None:
+        c = self.config
+        # detections on top of a ball already tracked are that ball's duplicates
+        on = [tr.kf.x[:2] for tr in self.tracks if tr.status == "seen"]
+        if len(z) and on:
+            d = np.hypot(*(z[:, None] - np.array(on)[None]).transpose(2, 0, 1)).min(axis=1)
+            keep = d > 0.7 * c.table.ball_diameter_mm
+            z, cls, conf = z[keep], cls[keep], conf[keep]
+        cands = self.candidates
+        free = np.ones(len(z), bool)
+        if cands and len(z):
+            pred = np.array([cd.xy + cd.velocity * (t - cd.t) for cd in cands])
+            reach = np.array([c.candidate_gate_mm + (t - cd.t) * (
+                c.candidate_speed_mm_s if cd.hits == 1 else np.hypot(*cd.velocity))
+                for cd in cands])
+            d = np.hypot(*(z[None] - pred[:, None]).transpose(2, 0, 1))
+            for i, j in _assign(np.where(d <= reach[:, None], d, _INFEASIBLE), reach):
+                cd = cands[i]
+                cd.add(t, z[j], frame, c.candidate_gate_mm / 2)
+                if cls[j] >= 0:
+                    cd.votes[cls[j]] += conf[j]
+                free[j] = False
+        for cd in cands:
+            cd.age += 1
+        for j in np.flatnonzero(free):
+            cd = _Candidate([t], [z[j]], frame)
+            if cls[j] >= 0:
+                cd.votes[cls[j]] += conf[j]
+            cands.append(cd)
+        # age counts this frame for old candidates; new ones start at 1
+        def needed(cd: _Candidate) -> int:
+            moving = np.hypot(*cd.velocity) >= 3 * c.rest_speed_mm_s
+            return c.confirm_hits_moving if moving else c.confirm_hits
+
+        ready = [cd for cd in cands if cd.hits >= needed(cd)]
+        self.candidates = [cd for cd in cands if cd.hits < needed(cd)
+                           and cd.age - cd.hits <= c.confirm_window - c.confirm_hits]
+        # rack order: by row up the table, then across
+        ready.sort(key=lambda cd: (round(cd.xy[1] / 20.0), cd.xy[0]))
+        for cd in ready:
+            self._confirm(cd, t, frame)
+
+    def _confirm(self, cd: _Candidate, t: float, frame: int) -> None:
+        """Give a confirmed candidate an identity, in order of its class votes."""
+        for k in np.argsort(-cd.votes, kind="stable"):
+            if cd.votes[k] <= 0:
+                break
+            if k == RED:
+                if self._confirm_red(cd, t, frame):
+                    return
+                continue
+            name = BALL_CLASSES[k]
+            tr = self._track(name)
+            if tr is None:
+                self.tracks.append(self._new_track(name, int(k), cd, t, frame))
+                if k == WHITE and self._started(frame):
+                    self._placed(self.tracks[-1], cd, frame)
+                return
+            if tr.status == "seen":
+                continue  # that ball is elsewhere: the votes' next class
+            was = tr.status
+            self._restart(tr, cd, t, frame)
+            if was in ("potted", "off_table"):
+                self._placed(tr, cd, frame)
+            return
+
+    def _confirm_red(self, cd: _Candidate, t: float, frame: int) -> bool:
+        """A red turning up is a lost red (one unseen for lost_after_s may have been struck
+        while hidden and be anywhere; one missed a moment ago only within its gate), or, while
+        fewer than ``reds`` are known, a red not seen before."""
+        c = self.config
+        reds = [tr for tr in self.tracks if tr.cls == RED]
+        lost = [tr for tr in reds if tr.status == "predicted"]
+        if lost:
+            zhat, s = self._predicted_measurements(lost)
+            e = cd.xy - zhat
+            d2 = np.einsum("ni,nij,nj->n", e, np.linalg.inv(s), e)
+            score = d2 + np.log(np.linalg.det(s))
+            plausible = (d2 <= c.gate_chi2) | np.array([t - tr.last_seen_t > c.lost_after_s
+                                                         for tr in lost])
+            if plausible.any() or len(reds) >= c.reds:
+                score = np.where(plausible, score, np.inf) if plausible.any() else score
+                self._restart(lost[int(np.argmin(score))], cd, t, frame)
+                return True
+        taken = {tr.track_id for tr in reds}
+        for n in range(1, self.config.reds + 1):
+            name = f"red_{n:02d}"
+            if name not in taken:
+                self.tracks.append(self._new_track(name, RED, cd, t, frame))
+                return True
+        return False
+
+    def _relabel(self, t: float, frame: int) -> None:
+        """Fix a ball given the wrong class when it was first confirmed: when a track's class
+        votes favour another class by relabel_ratio (and by at least relabel_votes), it takes
+        that class's id, swapping with the track holding it when that one's votes favour the
+        first track's class, or taking a free id."""
+        c = self.config
+        for tr in self.tracks:
+            best = int(np.argmax(tr.votes))
+            if (not tr.active or best == tr.cls or tr.votes[best] < c.relabel_votes
+                    or tr.votes[best] < c.relabel_ratio * tr.votes[tr.cls]):
+                continue
+            if best == RED:
+                holders = [o for o in self.tracks if o.cls == RED and o.active]
+            else:
+                holders = [o for o in self.tracks if o.track_id == BALL_CLASSES[best]]
+            partner = next((o for o in holders if o.active and int(np.argmax(o.votes)) == tr.cls),
+                           None)
+            was = tr.track_id
+            if partner is not None:
+                tr.track_id, partner.track_id = partner.track_id, tr.track_id
+                tr.cls, partner.cls = partner.cls, tr.cls
+            elif best == RED:
+                taken = {o.track_id for o in self.tracks}
+                free = [f"red_{n:02d}" for n in range(1, c.reds + 1)
+                        if f"red_{n:02d}" not in taken]
+                if not free:
+                    continue
+                tr.track_id, tr.cls = free[0], RED
+            else:
+                if any(o.active for o in holders):
+                    continue  # that ball is on the table and looks like itself
+                # a stale record of that colour (potted, off the table) gives way
+                self.tracks = [o for o in self.tracks if o not in holders]
+                tr.track_id, tr.cls = BALL_CLASSES[best], best
+            self._events.append({"type": "relabel", "frame": frame, "t": t,
+                                 "ball": tr.track_id, "class": BALL_CLASSES[tr.cls], "was": was})
+
+    def _started(self, frame: int) -> bool:
+        """Whether the tracker is past its first confirmations (balls there from the start)."""
+        return frame - self._first_frame > self.config.confirm_window
+
+    def _track(self, track_id: str) -> _Track | None:
+        return next((tr for tr in self.tracks if tr.track_id == track_id), None)
+
+    def _filter_for(self, cd: _Candidate) -> tuple[KalmanFilter, bool]:
+        c = self.config
+        moving = bool(np.hypot(*cd.velocity) >= c.rest_speed_mm_s * 3)
+        v = cd.velocity if moving else np.zeros(2)
+        xy = cd.xy + c.exposure_s / 2 * v
+        sigma = c.moving_sigma_mm if moving else c.rest_sigma_mm
+        kf = self.model.new_filter(xy, v, sigma, c.launch_speed_sigma_mm_s if moving else 0.0)
+        return kf, moving
+
+    def _new_track(self, name: str, k: int, cd: _Candidate, t: float, frame: int) -> _Track:
+        kf, moving = self._filter_for(cd)
+        tr = _Track(name, k, kf, moving, votes=cd.votes.copy(), anchor_t=t)
+        self._seen(tr, t, frame)
+        return tr
+
+    def _restart(self, tr: _Track, cd: _Candidate, t: float, frame: int) -> None:
+        tr.kf, tr.moving = self._filter_for(cd)
+        tr.votes += cd.votes
+        tr.pocket, tr.restless, tr.slow_since, tr.anchor_t = "", 0, None, t
+        tr.shift[:] = 0
+        self._seen(tr, t, frame)
+
+    def _placed(self, tr: _Track, cd: _Candidate, frame: int) -> None:
+        table = self.config.table
+        x, y = (float(v) for v in tr.kf.x[:2])
+        ev = {"frame": cd.first_frame, "t": cd.first_t, "ball": tr.track_id,
+              "class": BALL_CLASSES[tr.cls], "position_mm": [round(x, 2), round(y, 2)]}
+        if tr.cls == WHITE:
+            ev = {"type": "white_placed", **ev, "in_d": bool(table.in_d(x, y))}
+        else:
+            spot = next((n for n, p in table.spots_mm.items() if n in COLOURS
+                         and math.hypot(p[0] - x, p[1] - y) < table.ball_radius_mm), None)
+            ev = {"type": "respot", **ev, "spot": spot}
+        self._events.append(ev)
+
+    # -- output ------------------------------------------------------------------------------------
+    def _state(self, frame: int, t: float) -> TableState:
+        trs = self.tracks
+        n = len(trs)
+        xy = np.full((n, 2), np.nan)
+        vel = np.zeros((n, 2))
+        for i, tr in enumerate(trs):
+            if tr.active:
+                xy[i] = tr.kf.x[:2]
+                vel[i] = tr.kf.x[2:]
+        return TableState(frame, t, np.array([tr.track_id for tr in trs], dtype=str),
+                          np.array([tr.cls for tr in trs], np.int64), xy, vel,
+                          np.array([tr.status for tr in trs], dtype=str),
+                          np.array([tr.pocket for tr in trs], dtype=str), tuple(self._events))
