@@ -1,0 +1,156 @@
+"""Shots from the stream of table states: when a shot starts and ends, which ball the white
+touched first, what was potted or left the table; the facts the referee is fed.
+
+A shot starts when the white, at rest, is set moving (the cue struck it); the first object ball
+to leave its resting place after that was struck first (a ball only moves when something hits
+it, and the white is the only ball moving at the start); the shot ends when every ball on the
+table has been still for ``rest_s`` seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tracker.track import TableState
+
+
+@dataclass(frozen=True)
+class ShotConfig:
+    """start_mm: how far the white must move from its resting place to start a shot;
+    moved_mm: how far an object ball must move to count as struck; onset_mm: the movement that
+    dates when it was struck; decide_s: how long after the first struck ball the others are
+    compared (in a pack several move within a frame or two); still_mm_s: the speed below which
+    a ball is still; rest_s: how long everything must be still to end a shot."""
+
+    start_mm: float = 8.0
+    moved_mm: float = 6.0
+    onset_mm: float = 2.0
+    decide_s: float = 0.25
+    still_mm_s: float = 15.0
+    rest_s: float = 0.6
+
+    def __post_init__(self):
+        for name in ("start_mm", "moved_mm", "onset_mm", "decide_s", "still_mm_s", "rest_s"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"ShotConfig.{name} must be positive, got {getattr(self, name)}")
+
+
+@dataclass
+class _Shot:
+    number: int
+    frame: int
+    t: float
+    rest_xy: dict[str, np.ndarray]
+    first_contact: str | None = None
+    # id -> (frame, t, distance from the white then): when each object ball began to move
+    onset: dict[str, tuple[int, float, float]] = field(default_factory=dict)
+    struck: set[str] = field(default_factory=set)
+    first_struck_t: float | None = None
+    potted: list[str] = field(default_factory=list)
+    cue_potted: bool = False
+    off_table: list[str] = field(default_factory=list)
+    still_since: float | None = None
+
+
+class ShotTracker:
+    """Feed it every frame's TableState (with the tracker's events); it returns the shot events
+    that became certain at that frame: ``shot_start``, ``shot_end`` (with the shot record for
+    the referee under ``record``)."""
+
+    def __init__(self, config: ShotConfig | None = None):
+        self.config = config or ShotConfig()
+        self._shots = 0
+        self._shot: _Shot | None = None
+        self._rest: dict[str, np.ndarray] = {}
+
+    def update(self, state: TableState) -> list[dict]:
+        cfg = self.config
+        out: list[dict] = []
+        on = state.on_table()
+        ids = state.track_ids
+        speed = np.hypot(*state.velocity_mm_s.T) if len(state) else np.zeros(0)
+        if self._shot is None:
+            # remember where every ball rests; start a shot when the white leaves its place
+            for i in np.flatnonzero(on):
+                if speed[i] < cfg.still_mm_s:
+                    self._rest[ids[i]] = state.xy_mm[i].copy()
+            if "white" in ids:
+                w = state.index("white")
+                rest = self._rest.get("white")
+                if on[w] and rest is not None and np.hypot(*(state.xy_mm[w] - rest)) > \
+                        cfg.start_mm and state.state[w] == "seen":
+                    self._shots += 1
+                    self._shot = _Shot(self._shots, state.frame, state.t,
+                                       {k: v.copy() for k, v in self._rest.items()})
+                    out.append({"type": "shot_start", "frame": state.frame, "t": state.t,
+                                "shot": self._shots})
+            return out
+        shot = self._shot
+        for e in state.events:
+            if e["type"] == "pot":
+                if e["ball"] == "white":
+                    shot.cue_potted = True
+                else:
+                    shot.potted.append(e["class"])
+            elif e["type"] == "off_table":
+                if e["ball"] == "white":
+                    shot.cue_potted = True
+                else:
+                    shot.off_table.append(e["class"])
+        if shot.first_contact is None:
+            out.extend(self._first_contact(state, shot))
+        moving = bool(np.any(speed[on] >= cfg.still_mm_s)) if on.any() else False
+        if moving:
+            shot.still_since = None
+        elif shot.still_since is None:
+            shot.still_since = state.t
+        elif state.t - shot.still_since >= cfg.rest_s:
+            out.append(self._end(state))
+        return out
+
+    def _first_contact(self, state: TableState, shot: _Shot) -> list[dict]:
+        """The object ball that started moving first: each ball's onset is dated by when it
+        first left its place by ``onset_mm``; it counts once it has moved ``moved_mm``."""
+        cfg = self.config
+        on = state.on_table()
+        white = (state.xy_mm[state.index("white")] if "white" in state.track_ids
+                 else np.full(2, np.nan))
+        for i in np.flatnonzero(on):
+            tid = state.track_ids[i]
+            rest = shot.rest_xy.get(tid)
+            if tid == "white" or rest is None:
+                continue
+            moved = float(np.hypot(*(state.xy_mm[i] - rest)))
+            if moved > cfg.onset_mm and tid not in shot.onset:
+                gap = float(np.hypot(*(rest - white))) if np.isfinite(white).all() else np.inf
+                shot.onset[tid] = (state.frame, state.t, gap)
+            if moved > cfg.moved_mm and tid not in shot.struck:
+                shot.struck.add(tid)
+                if shot.first_struck_t is None:
+                    shot.first_struck_t = state.t
+        if shot.first_struck_t is None or state.t - shot.first_struck_t < cfg.decide_s:
+            return []
+        # balls set moving in the same frame (a pack): the one beside the white was hit by it
+        tid = str(min(shot.struck, key=lambda k: (shot.onset[k][0], shot.onset[k][2], k)))
+        cls = state.class_names[state.index(tid)]
+        shot.first_contact = cls
+        frame, t, _ = shot.onset[tid]
+        return [{"type": "contact", "frame": frame, "t": t, "balls": ["white", tid],
+                 "classes": ["white", cls]}]
+
+    def _end(self, state: TableState) -> dict:
+        shot = self._shot
+        self._shot = None
+        self._rest = {}
+        record = {"type": "shot", "first_contact": shot.first_contact, "potted": shot.potted,
+                  "cue_potted": shot.cue_potted, "off_table": shot.off_table,
+                  "nominated": None, "foul": None, "snookered_after": None, "miss": None,
+                  "positions": {tid: [round(float(x), 1), round(float(y), 1)]
+                                for tid, (x, y), ok in zip(state.track_ids, state.xy_mm,
+                                                           state.on_table()) if ok}}
+        return {"type": "shot_end", "frame": state.frame, "t": state.t, "shot": shot.number,
+                "first_contact": shot.first_contact, "potted": list(shot.potted),
+                "cue_potted": shot.cue_potted, "off_table": list(shot.off_table),
+                "record": record}
