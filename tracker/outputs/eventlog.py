@@ -28,7 +28,7 @@ from typing import Any
 from calibration.errors import InputError
 
 TRACK_COLUMNS = ("frame", "t", "track_id", "ball", "x_mm", "y_mm", "x_px", "y_px", "state")
-TRACK_STATES = ("seen", "predicted", "potted")
+TRACK_STATES = ("seen", "predicted", "potted", "off_table")
 DEFAULT_FRAME_START = {"type": "frame_start", "players": ["Player 1", "Player 2"], "breaker": 0,
                        "reds": 15}
 # shot record fields a score event repeats (the referee's inputs it echoes back)
@@ -326,8 +326,8 @@ def _rebuild_records(events: Sequence[Mapping[str, Any]],
 
 class TracksWriter:
     """Writes tracks.csv (CONTRACT.md): ``frame,t,track_id,ball,x_mm,y_mm,x_px,y_px,state``, one
-    row per ball per frame, flushed frame by frame. ``state`` is ``seen``, ``predicted`` or
-    ``potted`` (positions left empty)."""
+    row per ball per frame, flushed frame by frame. ``state`` is ``seen``, ``predicted``,
+    ``potted`` or ``off_table`` (positions left empty for the last two)."""
 
     def __init__(self, path: str | os.PathLike, mode: str = "w") -> None:
         if mode not in ("a", "w"):
@@ -363,7 +363,7 @@ class TracksWriter:
     def _row(self, frame, t, track_id, ball, xy_mm, xy_px, state) -> None:
         if state not in TRACK_STATES:
             raise ValueError(f"track state must be one of {TRACK_STATES}, got {state!r}")
-        if state == "potted" or xy_mm is None:
+        if state in ("potted", "off_table") or xy_mm is None:
             pos = ["", "", "", ""]
         else:
             pos = [_num(xy_mm[0]), _num(xy_mm[1]),

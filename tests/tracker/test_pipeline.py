@@ -1,0 +1,66 @@
+"""The pipeline from detections to the score, on the sample clips, with detections taken from
+the truth (the balls the camera sees, 0.5 mm noise, right colours): what it measures is the
+tracker, the shot logic and the referee together; the detector is tested on its own."""
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from calibration.calibrate import Calibration
+from calibration.camera import Camera
+from calibration.specs import BALL_CLASSES
+from tracker.pipeline import Frame, Pipeline
+from tracker.sim.truth import read_truth
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
+CLIPS = ["break_off", "break_building", "in_off", "wrong_ball_first", "miss", "double_kiss",
+         "occlusion", "touching", "broadcast",
+         pytest.param("jump_shot", marks=pytest.mark.xfail(
+             strict=True, reason="a jump over a ball is not yet inferred from the tracks, so "
+                                 "the jump-shot foul is not called"))]
+
+
+def truth_detector(balls, seed=0):
+    rng = np.random.default_rng(seed)
+    frame = {"k": 0}
+
+    def detect(_image):
+        k = frame["k"]
+        frame["k"] += 1
+        seen = (balls.visible[k] >= 0.5) & np.isin(balls.state[k], ["rest", "moving", "airborne"])
+        n = int(seen.sum())
+        return SimpleNamespace(
+            xy_mm=balls.pos_mm[k, seen, :2] + rng.normal(0, 0.5, (n, 2)),
+            cls=np.array([BALL_CLASSES.index(c) for c in np.array(balls.classes)[seen]], int),
+            confidence=np.full(n, 0.9), xy_px=balls.px[k, seen])
+
+    return detect
+
+
+@pytest.mark.parametrize("name", CLIPS)
+def test_final_score_from_detections(name):
+    meta, balls = read_truth(SAMPLES / f"{name}.mp4")
+    cam = Camera.from_dict(meta["camera"])
+    pipe = Pipeline(Calibration.from_camera(cam), truth_detector(balls),
+                    players=tuple(meta["players"]))
+    events = pipe.start_events()
+    blank = np.zeros((2, 2, 3), np.uint8)
+    for k, t in enumerate(balls.t):
+        events += pipe.process(Frame(k, float(t), blank)).events
+    scores = [e for e in events if e["type"] == "score"]
+    assert scores and scores[-1]["score"] == meta["final_score"]
+    # reds are numbered by the tracker, so pots are compared by class and pocket
+    pots = [(e["class"], e["pocket"]) for e in events if e["type"] == "pot"]
+    true_pots = [(e["class"], e["pocket"]) for e in meta["events"] if e["type"] == "pot"]
+    assert pots == true_pots
+    for e in events:
+        if e["type"] == "pot":
+            assert np.allclose(e["pocket_px"], meta_pocket_px(cam, e["pocket"]), atol=1e-6)
+
+
+def meta_pocket_px(cam, pocket):
+    from calibration.specs import SNOOKER
+
+    return cam.project(np.array([[*SNOOKER.pockets[pocket].point_mm, 0.0]]))[0]

@@ -1,0 +1,201 @@
+"""The tracking pipeline: frames -> detections -> table states -> shot events -> the referee.
+
+A chain of small stages; :class:`Pipeline` holds their state and turns one frame into that
+frame's table state and events. Sources (video files, cameras, streams) and sinks (event log,
+tracks, overlay) are chosen by the command line (``tracker.track_command``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.calibrate import Calibration
+from calibration.errors import InputError
+from calibration.specs import SNOOKER, SnookerTableSpec
+from tracker.outputs.eventlog import record_event
+from tracker.referee.snooker import Referee
+from tracker.shots import ShotConfig, ShotTracker
+from tracker.track import BallTracker, TableState, TrackerConfig
+from tracker.video import probe, read_frames
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One picture of the source: its 0-based index, time in seconds, and BGR pixels."""
+
+    index: int
+    t: float
+    image: np.ndarray
+
+
+@dataclass
+class FrameResult:
+    """What one frame gave: the table state, the events that became certain, the ball centres
+    in the image (N, 2) px (parallel to ``state.track_ids``)."""
+
+    frame: Frame
+    state: TableState
+    events: list[dict]
+    xy_px: np.ndarray
+
+
+# -- sources ------------------------------------------------------------------------------------
+def file_frames(path: str | Path) -> tuple[Iterator[Frame], float, int]:
+    """(frames, fps, frame count or 0) of a video file."""
+    info = probe(path)
+    fps = info["fps"] or 30.0
+
+    def gen() -> Iterator[Frame]:
+        for k, image in enumerate(read_frames(path)):
+            yield Frame(k, k / fps, image)
+
+    return gen(), fps, info["frames"]
+
+
+class LiveSource:
+    """A camera index or stream URL read on a thread that keeps only the newest frame, so the
+    pipeline never falls behind the camera: frames it had no time for are dropped and counted.
+    A dropped stream is reopened (``reconnect_s`` between tries)."""
+
+    def __init__(self, source: str, reconnect_s: float = 2.0, give_up_s: float = 30.0):
+        self.source = int(source) if source.isdigit() else source
+        self.reconnect_s = reconnect_s
+        self.give_up_s = give_up_s
+        self.dropped = 0
+        self._latest: tuple[int, float, np.ndarray] | None = None
+        self._cond = threading.Condition()
+        self._stop = False
+        self._failed: str | None = None
+        self._cap = self._open()
+        self.fps = self._cap.get(cv2.CAP_PROP_FPS) or 30.0
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _open(self) -> cv2.VideoCapture:
+        cap = cv2.VideoCapture(self.source)
+        if not cap.isOpened():
+            raise InputError(f"cannot open camera or stream {self.source!r}")
+        return cap
+
+    def _read(self) -> None:
+        count, t0, lost_since = 0, time.monotonic(), None
+        while not self._stop:
+            ok, image = self._cap.read()
+            if not ok:
+                lost_since = lost_since or time.monotonic()
+                if time.monotonic() - lost_since > self.give_up_s:
+                    with self._cond:
+                        self._failed = f"stream {self.source!r} lost for {self.give_up_s:g} s"
+                        self._cond.notify_all()
+                    return
+                time.sleep(self.reconnect_s)
+                self._cap.release()
+                self._cap = cv2.VideoCapture(self.source)
+                continue
+            lost_since = None
+            with self._cond:
+                if self._latest is not None:
+                    self.dropped += 1
+                self._latest = (count, time.monotonic() - t0, image)
+                self._cond.notify_all()
+            count += 1
+
+    def frames(self) -> Iterator[Frame]:
+        while True:
+            with self._cond:
+                while self._latest is None and self._failed is None:
+                    self._cond.wait(1.0)
+                if self._latest is None:
+                    raise InputError(self._failed)
+                k, t, image = self._latest
+                self._latest = None
+            yield Frame(k, t, image)
+
+    def close(self) -> None:
+        self._stop = True
+        self._thread.join(timeout=2)
+        self._cap.release()
+
+
+# -- the pipeline -------------------------------------------------------------------------------
+@dataclass
+class Pipeline:
+    """Per-frame work from pixels to the score.
+
+    ``detect``: frame BGR -> detections with ``xy_px`` (K, 2), ``xy_mm`` (K, 2), ``cls`` (K,)
+    and ``confidence`` (K,) (the detector and colour classifier). The referee is fed a
+    ``frame_start`` for ``players`` and every finished shot; its results become ``score`` and
+    ``frame_end`` events.
+    """
+
+    calibration: Calibration
+    detect: Callable[[np.ndarray], object]
+    players: tuple[str, str] = ("Player 1", "Player 2")
+    reds: int = 15
+    tracker_config: TrackerConfig = field(default_factory=TrackerConfig)
+    shot_config: ShotConfig = field(default_factory=ShotConfig)
+    table: SnookerTableSpec = SNOOKER
+
+    def __post_init__(self):
+        self.tracker = BallTracker(self.tracker_config)
+        self.shots = ShotTracker(self.shot_config)
+        self.referee = Referee()
+        self.frame_start = {"type": "frame_start", "players": list(self.players), "breaker": 0,
+                            "reds": self.reds}
+        self.referee.feed(self.frame_start)
+        self._camera = self.calibration.camera()
+        self._pockets_px = self.calibration.pockets_px()
+
+    def start_events(self, frame: int = 0, t: float = 0.0) -> list[dict]:
+        """What the log says before the first frame: the calibration and the frame set-up."""
+        return [{"type": "calibrated", "frame": frame, "t": t,
+                 "reprojection_error_mm": self.calibration.reprojection_error_mm,
+                 "pockets_px": self._pockets_px},
+                record_event(self.frame_start, frame, t)]
+
+    def process(self, frame: Frame) -> FrameResult:
+        det = self.detect(frame.image)
+        state = self.tracker.update(frame.index, frame.t, np.asarray(det.xy_mm, float),
+                                    np.asarray(det.cls, int), np.asarray(det.confidence, float))
+        events = []
+        for e in state.events:
+            e = dict(e)
+            if e["type"] == "pot":
+                e["pocket_px"] = self._pockets_px[e["pocket"]]
+            events.append(e)
+        for e in self.shots.update(state):
+            record = e.pop("record", None)
+            events.append(e)
+            if record is not None:
+                events.extend(self._score(record, e["frame"], e["t"]))
+        return FrameResult(frame, state, events, self.ball_px(state.xy_mm))
+
+    def _score(self, record: dict, frame: int, t: float) -> list[dict]:
+        result = self.referee.feed(record)
+        out = [record_event(record, frame, t),
+               {**{k: v for k, v in result.items() if k not in ("type", "frame")},
+                "type": "score", "frame_number": result.get("frame"), "frame": frame, "t": t}]
+        if result.get("frame_over"):
+            out.append({"type": "frame_end", "frame": frame, "t": t,
+                        "winner": result.get("winner"), "score": result.get("score")})
+        return out
+
+    def ball_px(self, xy_mm: np.ndarray) -> np.ndarray:
+        """(N, 2) table mm of ball centres -> (N, 2) raw px (NaN stays NaN)."""
+        xy_mm = np.asarray(xy_mm, float).reshape(-1, 2)
+        out = np.full_like(xy_mm, np.nan)
+        ok = np.isfinite(xy_mm).all(axis=1)
+        if ok.any():
+            if self._camera is not None:
+                pts = np.c_[xy_mm[ok], np.full(int(ok.sum()), self.table.ball_radius_mm)]
+                out[ok] = self._camera.project(pts)
+            else:
+                out[ok] = self.calibration.table_to_px(xy_mm[ok])
+        return out

@@ -1,0 +1,154 @@
+"""``cueball track``: follow every ball through a video, camera or stream and keep the score."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from calibration.calibrate import Calibration
+from calibration.errors import InputError
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("source", metavar="SOURCE",
+                   help="a video file, a camera index (0, 1, ...) or a stream URL (rtsp://...)")
+    p.add_argument("--calibration", metavar="FILE",
+                   help="calibration JSON from 'cueball calibrate' (default: found from the "
+                        "first second of the source)")
+    p.add_argument("--events", metavar="FILE",
+                   help="event log, one JSON object a line, written as events happen "
+                        "(default: SOURCE_NAME.events.jsonl)")
+    p.add_argument("--tracks", metavar="FILE", help="every ball in every frame, as CSV")
+    p.add_argument("--overlay", metavar="OUT.mp4",
+                   help="the video with the scoreboard, ball trails and shot markers drawn on")
+    p.add_argument("--players", nargs=2, metavar=("NAME", "NAME"),
+                   default=("Player 1", "Player 2"), help="the two players, the breaker first")
+    p.add_argument("--reds", type=int, choices=(15, 10, 6), default=15,
+                   help="reds at the start of the frame (default 15)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the match in the --events log after the last frame it holds")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _is_live(source: str) -> bool:
+    return source.isdigit() or "://" in source
+
+
+def _calibrate(args, source: str) -> Calibration:
+    if args.calibration:
+        path = Path(args.calibration)
+        if not path.exists():
+            raise InputError(f"{path}: no such calibration file")
+        try:
+            return Calibration.load(path)
+        except (ValueError, KeyError) as exc:
+            raise InputError(f"{path}: not a calibration file ({exc})") from None
+    from calibration.find import calibrate_image, calibrate_video
+
+    if _is_live(source):
+        from tracker.pipeline import LiveSource
+
+        live = LiveSource(source)
+        try:
+            frame = next(live.frames())
+        finally:
+            live.close()
+        return calibrate_image(frame.image, source=source)
+    return calibrate_video(source)
+
+
+def make_detect(cal: Calibration):
+    """frame -> classified Detections, with the detector's cloth model adapting over frames."""
+    from tracker.colour import ColourClassifier
+    from tracker.detect import BallDetector
+
+    detector = BallDetector(cal)
+    classifier = ColourClassifier()
+
+    def detect(image: np.ndarray):
+        return classifier.classify(detector.detect(image), detector.cloth)
+
+    return detect
+
+
+def run(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from tracker.outputs.eventlog import EventLog, TracksWriter, read_events, resume_state
+    from tracker.outputs.overlay import Scoreboard, draw_overlay, markers_from_events
+    from tracker.pipeline import LiveSource, Pipeline, file_frames
+    from tracker.video import VideoWriter
+
+    source = args.source
+    live = _is_live(source)
+    if not live and not Path(source).exists():
+        raise InputError(f"{source}: no such file")
+    events_path = Path(args.events or f"{Path(source).stem if not live else 'live'}.events.jsonl")
+    cal = _calibrate(args, source)
+    pipe = Pipeline(cal, make_detect(cal), players=tuple(args.players), reds=args.reds)
+    skip_to = -1
+    if args.resume and events_path.exists():
+        resumed = resume_state(read_events(events_path))
+        pipe.referee = resumed.referee()
+        skip_to = resumed.last_frame
+    if live:
+        src = LiveSource(source)
+        frames, fps, total = src.frames(), src.fps, 0
+    else:
+        src = None
+        frames, fps, total = file_frames(source)
+    log = EventLog(events_path, mode="a" if args.resume else "w")
+    tracks = TracksWriter(args.tracks) if args.tracks else None
+    writer = VideoWriter(args.overlay, cal.image_size, fps) if args.overlay else None
+    bar = None if args.quiet else tqdm(total=total or None, unit="frame", desc="tracking")
+    board = Scoreboard(players=tuple(args.players))
+    recent: list[dict] = []
+    trails: dict[str, list] = {}
+    try:
+        if skip_to < 0:
+            for e in pipe.start_events():
+                log.write(e)
+        for frame in frames:
+            if frame.index <= skip_to:
+                if bar is not None:
+                    bar.update(1)
+                continue
+            res = pipe.process(frame)
+            for e in res.events:
+                log.write(e)
+                if e["type"] == "score":
+                    board = Scoreboard.from_score_event(e, args.players)
+            if tracks is not None:
+                st = res.state
+                tracks.write_frame(st.frame, st.t, [str(i) for i in st.track_ids],
+                                   st.class_names, st.xy_mm, res.xy_px, [str(s) for s in st.state])
+            if writer is not None:
+                recent = [e for e in recent if frame.t - e["t"] < 2.0] + res.events
+                for tid, xy in zip(res.state.track_ids, res.xy_px):
+                    trail = trails.setdefault(str(tid), [])
+                    trail.append(xy)
+                    del trail[:-60]
+                image = frame.image.copy()
+                draw_overlay(image, board, {k: np.array(v) for k, v in trails.items()},
+                             markers_from_events(recent, frame.t))
+                writer.write(image)
+            if bar is not None:
+                bar.update(1)
+                if live and src is not None:
+                    bar.set_postfix(dropped=src.dropped)
+    finally:
+        if bar is not None:
+            bar.close()
+        log.close()
+        if tracks is not None:
+            tracks.close()
+        if writer is not None:
+            writer.close()
+        if src is not None:
+            src.close()
+    score = board.score
+    print(f"wrote {events_path}" + (f", {args.tracks}" if args.tracks else "")
+          + (f", {args.overlay}" if args.overlay else "") + f"; score {score[0]}-{score[1]}")
+    return 0
