@@ -14,6 +14,7 @@ COMMANDS = {
     "simulate": ("tracker.sim.command", "make a clip of a named scenario with exact ground truth"),
     "calibrate": ("calibration.command", "find the table in an image or video; write the "
                   "calibration JSON"),
+    "detect": ("tracker.detect_command", "find and classify every ball in one still image"),
     "track": ("tracker.track_command", "follow every ball through a video, camera or stream; "
               "write the event log, tracks and an overlay video"),
     "referee": ("tracker.referee.command", "run the WPBSA rules engine over shot records "

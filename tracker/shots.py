@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from calibration.specs import SNOOKER, SnookerTableSpec
 from tracker.track import TableState
 
 
@@ -21,18 +22,22 @@ class ShotConfig:
     """start_mm: how far the white must move from its resting place to start a shot;
     moved_mm: how far an object ball must move to count as struck; onset_mm: the movement that
     dates when it was struck; decide_s: how long after the first struck ball the others are
-    compared (in a pack several move within a frame or two); still_mm_s: the speed below which
-    a ball is still; rest_s: how long everything must be still to end a shot."""
+    compared (in a pack several move within a frame or two); pass_frac: how near (in ball
+    diameters) the white's path must come to a resting ball's centre to have gone through or
+    over it; still_mm_s: the speed below which a ball is still; rest_s: how long everything must
+    be still to end a shot."""
 
     start_mm: float = 8.0
     moved_mm: float = 6.0
     onset_mm: float = 2.0
+    pass_frac: float = 0.8
     decide_s: float = 0.25
     still_mm_s: float = 15.0
     rest_s: float = 0.6
 
     def __post_init__(self):
-        for name in ("start_mm", "moved_mm", "onset_mm", "decide_s", "still_mm_s", "rest_s"):
+        for name in ("start_mm", "moved_mm", "onset_mm", "pass_frac", "decide_s", "still_mm_s",
+                     "rest_s"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"ShotConfig.{name} must be positive, got {getattr(self, name)}")
 
@@ -48,6 +53,8 @@ class _Shot:
     onset: dict[str, tuple[int, float, float]] = field(default_factory=dict)
     struck: set[str] = field(default_factory=set)
     first_struck_t: float | None = None
+    white_xy: np.ndarray | None = None  # where the white was at the previous frame
+    passed: dict[str, tuple[int, float]] = field(default_factory=dict)  # id -> (frame, t)
     potted: list[str] = field(default_factory=list)
     cue_potted: bool = False
     off_table: list[str] = field(default_factory=list)
@@ -59,8 +66,9 @@ class ShotTracker:
     that became certain at that frame: ``shot_start``, ``shot_end`` (with the shot record for
     the referee under ``record``)."""
 
-    def __init__(self, config: ShotConfig | None = None):
+    def __init__(self, config: ShotConfig | None = None, table: SnookerTableSpec = SNOOKER):
         self.config = config or ShotConfig()
+        self.table_ball_diameter_mm = table.ball_diameter_mm
         self._shots = 0
         self._shot: _Shot | None = None
         self._rest: dict[str, np.ndarray] = {}
@@ -99,6 +107,7 @@ class ShotTracker:
                     shot.cue_potted = True
                 else:
                     shot.off_table.append(e["class"])
+        self._passes(state, shot)
         if shot.first_contact is None:
             out.extend(self._first_contact(state, shot))
         moving = bool(np.any(speed[on] >= cfg.still_mm_s)) if on.any() else False
@@ -107,7 +116,7 @@ class ShotTracker:
         elif shot.still_since is None:
             shot.still_since = state.t
         elif state.t - shot.still_since >= cfg.rest_s:
-            out.append(self._end(state))
+            out.extend(self._end(state))
         return out
 
     def _first_contact(self, state: TableState, shot: _Shot) -> list[dict]:
@@ -140,17 +149,56 @@ class ShotTracker:
         return [{"type": "contact", "frame": frame, "t": t, "balls": ["white", tid],
                  "classes": ["white", cls]}]
 
-    def _end(self, state: TableState) -> dict:
+    def _passes(self, state: TableState, shot: _Shot) -> None:
+        """Balls at rest that the white's path went through: between two frames the white's
+        centre came within ``pass_frac`` of a ball diameter of a resting ball's centre. If that
+        ball never moves, the white went over it (a jump)."""
+        if "white" not in state.track_ids:
+            return
+        w = state.xy_mm[state.index("white")]
+        if not np.isfinite(w).all():
+            shot.white_xy = None
+            return
+        a = w if shot.white_xy is None else shot.white_xy
+        shot.white_xy = w.copy()
+        ab = w - a
+        L2 = float(ab @ ab)
+        reach = self.config.pass_frac * self.table_ball_diameter_mm
+        for tid, rest in shot.rest_xy.items():
+            if tid == "white" or tid in shot.passed:
+                continue
+            s = 0.0 if L2 < 1e-9 else float(np.clip((rest - a) @ ab / L2, 0, 1))
+            if np.hypot(*(a + s * ab - rest)) < reach:
+                shot.passed[tid] = (state.frame, state.t)
+
+    def _jumps(self, shot: _Shot) -> tuple[list[dict], bool]:
+        """(jump events, whether a jump came before the first contact: the jump-shot foul of
+        the definitions in Section 2, which excepts jumping a ball after a lawful contact)."""
+        events, foul = [], False
+        first_t = None
+        if shot.first_contact is not None and shot.struck:
+            first_t = min(shot.onset[k][1] for k in shot.struck)
+        for tid, (frame, t) in sorted(shot.passed.items(), key=lambda kv: kv[1]):
+            if tid in shot.struck:
+                continue
+            events.append({"type": "jump", "frame": frame, "t": t, "ball": "white",
+                           "class": "white", "over": tid})
+            foul = foul or first_t is None or t < first_t
+        return events, foul
+
+    def _end(self, state: TableState) -> list[dict]:
         shot = self._shot
         self._shot = None
         self._rest = {}
+        jumps, jump_foul = self._jumps(shot)
         record = {"type": "shot", "first_contact": shot.first_contact, "potted": shot.potted,
                   "cue_potted": shot.cue_potted, "off_table": shot.off_table,
-                  "nominated": None, "foul": None, "snookered_after": None, "miss": None,
+                  "nominated": None, "foul": "jump_shot" if jump_foul else None,
+                  "snookered_after": None, "miss": None,
                   "positions": {tid: [round(float(x), 1), round(float(y), 1)]
                                 for tid, (x, y), ok in zip(state.track_ids, state.xy_mm,
                                                            state.on_table()) if ok}}
-        return {"type": "shot_end", "frame": state.frame, "t": state.t, "shot": shot.number,
-                "first_contact": shot.first_contact, "potted": list(shot.potted),
-                "cue_potted": shot.cue_potted, "off_table": list(shot.off_table),
-                "record": record}
+        return jumps + [{"type": "shot_end", "frame": state.frame, "t": state.t,
+                         "shot": shot.number, "first_contact": shot.first_contact,
+                         "potted": list(shot.potted), "cue_potted": shot.cue_potted,
+                         "off_table": list(shot.off_table), "record": record}]

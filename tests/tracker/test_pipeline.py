@@ -16,10 +16,7 @@ from tracker.sim.truth import read_truth
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
 CLIPS = ["break_off", "break_building", "in_off", "wrong_ball_first", "miss", "double_kiss",
-         "occlusion", "touching", "broadcast",
-         pytest.param("jump_shot", marks=pytest.mark.xfail(
-             strict=True, reason="a jump over a ball is not yet inferred from the tracks, so "
-                                 "the jump-shot foul is not called"))]
+         "occlusion", "touching", "broadcast", "jump_shot"]
 
 
 def truth_detector(balls, seed=0):

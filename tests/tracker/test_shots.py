@@ -39,7 +39,7 @@ def shot_ends(name: str, seed: int = 0):
         for e in shots.update(state):
             if e["type"] == "shot_end":
                 ends.append(e)
-            elif e["type"] == "contact":
+            elif e["type"] in ("contact", "jump"):
                 contacts.append(e)
     return meta, ends, contacts, b
 
@@ -54,8 +54,12 @@ def test_shot_facts_match_the_truth(name):
     assert got == truth
     # the first contact is dated within two frames of the truth
     first = [e for e in meta["events"] if e["type"] == "contact" and "white" in e["balls"]]
+    ours = [e for e in contacts if e["type"] == "contact"]
     if first:
-        assert abs(contacts[0]["frame"] - first[0]["frame"]) <= 2
+        assert abs(ours[0]["frame"] - first[0]["frame"]) <= 2
+    # jumps over a ball, as in the truth
+    assert [e["over"] for e in contacts if e["type"] == "jump"] == [
+        e["over"] for e in meta["events"] if e["type"] == "jump" and e["over"]]
     # and each shot ends after the balls stop, not long after
     for e, s in zip(ends, meta["shots"]):
         stopped = last_motion_t(balls, s["t_start"], s["t_end"])

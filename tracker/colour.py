@@ -1,0 +1,206 @@
+"""Ball colour classification: white, red, yellow, green, brown, blue, pink, black.
+
+Each ball's body colour (``Detections.lab``: OpenCV 8-bit Lab of the ball without its specular
+highlight) becomes three features: lightness relative to the cloth's, chroma and hue angle in the
+a*b* plane. Each class is a Gaussian over these features (the hue's spread growing as the chroma
+falls). Red, pink and brown sit close in hue; they are kept apart by hue (pink is bluer, brown
+yellower than red), by chroma and by lightness relative to the cloth, which removes the camera's
+exposure; the exposure and the white balance left are measured on the reds of each frame.
+
+The class means start from a prior table and are re-estimated from the footage itself: on every
+frame the balls are assigned, each class mean is pulled towards its balls (with the prior as a
+pseudo-count), and the balls are assigned again; over a video the means keep adapting slowly.
+
+The game's constraints (one white, at most one of each colour, at most 15 reds) are met by a
+linear assignment on the classes' negative log-likelihoods, with a "not a ball" slot per
+candidate for hands, chalk and anything else that passed detection.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from calibration.specs import BALL_CLASSES, SNOOKER, SnookerTableSpec
+from tracker.detect import ClothModel, Detections
+
+# Prior class models over (lightness / cloth lightness, a* - 128, b* - 128): mean and standard
+# deviation, from broadcast footage and rendered frames of green and blue cloths.
+PRIOR_MEAN = {
+    "white": (1.7, 25.0, 112.0),
+    "red": (0.6, 55.0, 40.0),
+    "yellow": (1.65, 80.0, 100.0),
+    "green": (0.85, 50.0, 145.0),
+    "brown": (0.68, 38.0, 80.0),
+    "blue": (0.65, 36.0, 268.0),
+    "pink": (1.0, 40.0, 32.0),
+    "black": (0.12, 8.0, 140.0),
+}
+PRIOR_STD = {
+    "white": (0.4, 14.0, 60.0),
+    "red": (0.25, 16.0, 8.0),
+    "yellow": (0.4, 18.0, 10.0),
+    "green": (0.3, 15.0, 12.0),
+    "brown": (0.3, 12.0, 20.0),
+    "blue": (0.3, 14.0, 15.0),
+    "pink": (0.3, 14.0, 15.0),
+    "black": (0.12, 6.0, 90.0),
+}
+# Classes whose lightness and chroma follow the exposure (white and yellow are near the
+# sensor's top), and the warm classes whose hue follows the footage's white balance on red.
+_EXPOSED = np.array([c not in ("white", "yellow") for c in BALL_CLASSES])
+_WARM = np.array([c in ("red", "pink", "brown") for c in BALL_CLASSES])
+# Hue noise (degrees) of a colour of chroma 1: a* and b* are each good to ~3 units.
+_HUE_NOISE = 170.0
+
+
+def features(lab: np.ndarray, cloth_lightness: float) -> np.ndarray:
+    """(N, 3) body Lab (OpenCV 8-bit) -> (N, 3) features: lightness over the cloth's, chroma
+    and hue angle (degrees, 0..360) in the a*b* plane."""
+    lab = np.asarray(lab, np.float64).reshape(-1, 3)
+    a, b = lab[:, 1] - 128, lab[:, 2] - 128
+    return np.c_[lab[:, 0] / max(cloth_lightness, 1.0), np.hypot(a, b),
+                 np.degrees(np.arctan2(b, a)) % 360]
+
+
+def _hue_diff(h: np.ndarray, h0: np.ndarray) -> np.ndarray:
+    return (h - h0 + 180.0) % 360.0 - 180.0
+
+
+def cloth_lightness(cloth: ClothModel) -> float:
+    """The cloth's OpenCV 8-bit Lab lightness."""
+    bgr = np.clip(cloth.chroma * cloth.level, 0, 255).astype(np.uint8).reshape(1, 1, 3)
+    return float(cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB)[0, 0, 0])
+
+
+def max_counts(table: SnookerTableSpec = SNOOKER) -> np.ndarray:
+    """(8,) most balls of each class of ``BALL_CLASSES`` on the table."""
+    return np.array([table.reds if c == "red" else 1 for c in BALL_CLASSES])
+
+
+def assign(cost: np.ndarray, counts: np.ndarray, reject_cost: float | np.ndarray
+           ) -> np.ndarray:
+    """Classes for N candidates under per-class limits.
+
+    cost: (N, K) negative log-likelihoods; counts: (K,) most candidates per class;
+    reject_cost: scalar or (N,) cost of calling a candidate "not a ball".
+    Returns (N,) class index, -1 for rejected candidates; minimises the total cost."""
+    cost = np.asarray(cost, np.float64)
+    n, k = cost.shape
+    if n == 0:
+        return np.zeros(0, int)
+    counts = np.minimum(np.asarray(counts, int), n)
+    cols = np.repeat(np.arange(k), counts)
+    rej = np.broadcast_to(np.asarray(reject_cost, np.float64), (n,))
+    big = np.c_[cost[:, cols], np.where(np.eye(n, dtype=bool), rej[:, None], 1e9)]
+    rows, picked = linear_sum_assignment(big)
+    out = np.full(n, -1)
+    slot = picked < len(cols)
+    out[rows[slot]] = cols[picked[slot]]
+    return out
+
+
+@dataclass
+class ColourClassifier:
+    """Classifies the balls of successive frames; its class means adapt to the footage.
+
+    prior_weight: pseudo-count of the prior mean when a frame's balls re-estimate it.
+    adapt_rate: share of the class means carried over from one frame to the next that is
+        replaced by the frame's own estimate.
+    reject_sigma: Mahalanobis distance beyond which a candidate is cheaper as "not a ball".
+    """
+
+    table: SnookerTableSpec = SNOOKER
+    prior_weight: float = 3.0
+    adapt_rate: float = 0.1
+    reject_sigma: float = 5.0
+    means: np.ndarray = field(default=None)  # (8, 3)
+    stds: np.ndarray = field(default=None)  # (8, 3)
+
+    def __post_init__(self):
+        if self.means is None:
+            self.means = np.array([PRIOR_MEAN[c] for c in BALL_CLASSES], float)
+        if self.stds is None:
+            self.stds = np.array([PRIOR_STD[c] for c in BALL_CLASSES], float)
+        self._prior = np.array([PRIOR_MEAN[c] for c in BALL_CLASSES], float)
+        self._frames = 0
+
+    def cost(self, feats: np.ndarray, means: np.ndarray | None = None) -> np.ndarray:
+        """(N, 3) features -> (N, 8) negative log-likelihood of each class (up to a constant).
+        The hue of a weakly coloured ball is uncertain: its spread grows as 1 / chroma."""
+        m = self.means if means is None else means
+        sd = self.stds
+        z_l = (feats[:, None, 0] - m[None, :, 0]) / sd[None, :, 0]
+        z_c = (feats[:, None, 1] - m[None, :, 1]) / sd[None, :, 1]
+        sd_h = np.sqrt(sd[None, :, 2] ** 2 + (_HUE_NOISE / np.maximum(feats[:, None, 1], 1)) ** 2)
+        z_h = _hue_diff(feats[:, None, 2], m[None, :, 2]) / sd_h
+        return (0.5 * (z_l**2 + z_c**2 + z_h**2) + np.log(sd[None, :, 0] * sd[None, :, 1])
+                + np.log(sd_h))
+
+    def classify(self, detections: Detections, cloth: ClothModel) -> Detections:
+        """Detections with ``lab`` -> the same with ``cls`` and ``confidence`` set; candidates
+        called "not a ball" are dropped."""
+        n = len(detections)
+        if n == 0:
+            return detections
+        if detections.lab is None:
+            raise ValueError("classify needs Detections.lab (the balls' body colours)")
+        f = features(detections.lab, cloth_lightness(cloth))
+        f = np.where(np.isfinite(f), f, 0.0)
+        counts = max_counts(self.table)
+        reject = 0.5 * self.reject_sigma**2 + np.log(self.stds).sum(-1).min()
+        # a weak detection is cheaper to reject
+        reject = reject - 2.0 * (1 - np.clip(detections.confidence, 0, 1))
+        means = self.means.copy()
+        for _ in range(3):
+            cls = assign(self.cost(f, means), counts, reject)
+            means = self._expose(f, cls, means)
+            cls = assign(self.cost(f, means), counts, reject)
+            means = self._reestimate(f, cls, means)
+        c = self.cost(f, means)
+        cls = assign(c, counts, reject)
+        # confidence: posterior of the assigned class among all classes, times detection's
+        post = np.exp(-(c - c.min(1, keepdims=True)))
+        post /= post.sum(1, keepdims=True)
+        keep = cls >= 0
+        conf = np.where(keep, post[np.arange(n), cls.clip(0)], 0.0) * np.clip(
+            detections.confidence, 0, 1)
+        self._frames += 1
+        rate = 1.0 if self._frames == 1 else self.adapt_rate
+        self.means = self.means + rate * (means - self.means)
+        return detections.replace(cls=cls, confidence=conf)[keep]
+
+    def _expose(self, f: np.ndarray, cls: np.ndarray, means: np.ndarray) -> np.ndarray:
+        """Class lightness means scaled by the frame's exposure, measured on the reds (the one
+        class with many balls) against their mean: the other classes keep their lightness
+        relative to red."""
+        red = BALL_CLASSES.index("red")
+        sel = f[cls == red]
+        if len(sel) < 2:
+            return means
+        e = float(np.clip(np.median(sel[:, 0]) / means[red, 0], 0.4, 2.5))
+        shift = float(np.clip(np.median(_hue_diff(sel[:, 2], means[red, 2])), -10, 10))
+        out = means.copy()
+        out[_EXPOSED, 0] *= e
+        out[_EXPOSED, 1] *= min(1.0, e) ** 0.7
+        out[_WARM, 2] += shift
+        return out
+
+    def _reestimate(self, f: np.ndarray, cls: np.ndarray, start: np.ndarray) -> np.ndarray:
+        """Class means pulled to their assigned features; the carried-over mean counts
+        ``prior_weight`` balls (reds move more than single colours)."""
+        out = start.copy()
+        for k in range(len(BALL_CLASSES)):
+            sel = f[cls == k]
+            if len(sel):
+                w = self.prior_weight
+                out[k, :2] = (w * start[k, :2] + sel[:, :2].sum(0)) / (w + len(sel))
+                out[k, 2] = start[k, 2] + _hue_diff(sel[:, 2], start[k, 2]).sum() / (w + len(sel))
+        # a frame's balls move a class at most 1.5 standard deviations from where it started
+        lim = 1.5 * self.stds
+        out = np.clip(out, start - lim, start + lim)
+        out[:, 2] %= 360.0
+        return out

@@ -1,0 +1,871 @@
+"""Ball detection: every ball on the cloth in one frame, with sub-pixel centres.
+
+Stages, one frame at a time:
+1. The cloth model, learnt from the frame itself and adapted slowly over frames: a smooth
+   brightness gain that flattens the lamps' falloff across the cloth, then the cloth's
+   chromaticity (B, G, R over their sum: unchanged where the cloth is shaded) and brightness.
+   It is compiled into a lookup table from quantised BGR to a "not cloth" score, so scoring a
+   pixel is one gather. Shadows keep the cloth's chromaticity and stay cloth down to a third of
+   its brightness; much brighter (white, yellow) or darker (black) pixels are not cloth.
+2. Candidates on a downscaled image of the table area (what the calibration says can hold a
+   ball): not-cloth blobs, pinholes closed and everything narrower than about a ball's radius
+   opened away (lines, spots, the cue's shaft), each explained by discs of the radius the
+   calibration predicts at that spot: a lone ball by one, a cluster (the pack, touching balls,
+   a ball against a cushion) by discs placed one at a time where they cover most of the blob's
+   unexplained pixels. The predicted radius is checked against the lone balls of the frame.
+3. Refinement at full resolution in a window around each candidate: the centroid of the soft
+   not-cloth score inside the candidate's own cell (pixels nearer to it than to a neighbour),
+   repeated; then the silhouette's centroid is moved to the projection of the ball's centre
+   (under perspective they differ) and cast to the plane of the balls' centres for table mm.
+4. Rejection: centres outside the cushions; in blobs reaching in from outside the table area
+   (arms, the cue, graphics, pocket holes) discs at its edge, on a thin bar or without a neck
+   to their neighbour; discs that do not fill, that sit in something bigger than a ball, that
+   something passes through, or that are the shadow split off a ball.
+
+Colour classification is ``tracker.colour``; this module measures each ball's body colour for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from calibration.calibrate import Calibration
+from calibration.camera import Camera, apply_homography
+from calibration.specs import BALL_CLASSES, SNOOKER, SnookerTableSpec
+
+# Quantisation of the lookup table: 6 bits a channel (262144 entries).
+_LUT_BITS = 6
+_LUT_SHIFT = 8 - _LUT_BITS
+# Score scale: a not-cloth score of _FG_LEVEL (uint8) is the threshold for "not cloth".
+_FG_LEVEL = 64
+
+
+def _check_array(name: str, value, shape: tuple, dtype) -> np.ndarray:
+    arr = np.asarray(value, dtype=dtype)
+    want = "(" + ", ".join("N" if s is None else str(s) for s in shape) + ("," if len(shape) == 1
+                                                                           else "") + ")"
+    if arr.ndim != len(shape) or any(s is not None and a != s for a, s in zip(arr.shape, shape)):
+        raise ValueError(f"Detections.{name} must have shape {want}, got {arr.shape}")
+    return arr
+
+
+@dataclass(frozen=True)
+class Detections:
+    """The balls found in one frame, as parallel arrays over N balls.
+
+    xy_px (N, 2) float: ball centres in raw image pixels (the projection of the sphere's centre).
+    r_px (N,) float: apparent radius in pixels.
+    cls (N,) int: index into ``BALL_CLASSES``, or -1 when not classified.
+    confidence (N,) float in [0, 1].
+    xy_mm (N, 2) float or None: ball centres in table mm, when a calibration was given.
+    lab (N, 3) float or None: the ball's body colour (OpenCV 8-bit Lab, highlights excluded).
+    """
+
+    xy_px: np.ndarray
+    r_px: np.ndarray
+    cls: np.ndarray
+    confidence: np.ndarray
+    xy_mm: np.ndarray | None = None
+    lab: np.ndarray | None = None
+
+    def __post_init__(self):
+        xy = _check_array("xy_px", self.xy_px, (None, 2), np.float64)
+        n = len(xy)
+        fields = {"xy_px": xy,
+                  "r_px": _check_array("r_px", self.r_px, (n,), np.float64),
+                  "cls": _check_array("cls", self.cls, (n,), np.int64),
+                  "confidence": _check_array("confidence", self.confidence, (n,), np.float64)}
+        if self.xy_mm is not None:
+            fields["xy_mm"] = _check_array("xy_mm", self.xy_mm, (n, 2), np.float64)
+        if self.lab is not None:
+            fields["lab"] = _check_array("lab", self.lab, (n, 3), np.float64)
+        bad = (fields["cls"] < -1) | (fields["cls"] >= len(BALL_CLASSES))
+        if bad.any():
+            raise ValueError(f"Detections.cls must be -1 or an index into BALL_CLASSES "
+                             f"(0..{len(BALL_CLASSES) - 1}), got {fields['cls'][bad][:3]}")
+        for name, arr in fields.items():
+            arr.setflags(write=False)
+            object.__setattr__(self, name, arr)
+
+    @classmethod
+    def empty(cls, with_mm: bool = False) -> Detections:
+        return cls(np.zeros((0, 2)), np.zeros(0), np.zeros(0, int), np.zeros(0),
+                   np.zeros((0, 2)) if with_mm else None, np.zeros((0, 3)))
+
+    def __len__(self) -> int:
+        return len(self.xy_px)
+
+    def __getitem__(self, index) -> Detections:
+        """A subset by boolean mask, index array or slice."""
+        if isinstance(index, (int, np.integer)):
+            index = [int(index)]
+        def pick(a):
+            return None if a is None else a[index]
+
+        return Detections(self.xy_px[index], self.r_px[index], self.cls[index],
+                          self.confidence[index], pick(self.xy_mm), pick(self.lab))
+
+    def __iter__(self) -> Iterator[dict]:
+        for i in range(len(self)):
+            yield self.record(i)
+
+    @property
+    def class_names(self) -> list[str | None]:
+        return [BALL_CLASSES[c] if c >= 0 else None for c in self.cls]
+
+    def replace(self, **changes) -> Detections:
+        kw = {k: getattr(self, k) for k in ("xy_px", "r_px", "cls", "confidence", "xy_mm", "lab")}
+        kw.update(changes)
+        return Detections(**kw)
+
+    def record(self, i: int) -> dict:
+        """Ball ``i`` as the contract's JSON record."""
+        out = {"ball": BALL_CLASSES[self.cls[i]] if self.cls[i] >= 0 else None,
+               "x_px": float(self.xy_px[i, 0]), "y_px": float(self.xy_px[i, 1]),
+               "r_px": float(self.r_px[i]),
+               "x_mm": None if self.xy_mm is None else float(self.xy_mm[i, 0]),
+               "y_mm": None if self.xy_mm is None else float(self.xy_mm[i, 1]),
+               "confidence": float(self.confidence[i])}
+        return out
+
+
+# -- the cloth ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ClothModel:
+    """The empty cloth: chromaticity ``chroma`` (3,) (B, G, R over their sum), its spread
+    ``chroma_sigma`` and brightness ``level`` (mean of B + G + R over cloth pixels)."""
+
+    chroma: np.ndarray
+    chroma_sigma: float
+    level: float
+
+    @classmethod
+    def learn(cls, bgr_pixels: np.ndarray) -> ClothModel:
+        """From (M, 3) BGR pixels of the table area, mostly cloth: the mode of their
+        chromaticity, then the mean and spread of the pixels near it."""
+        px = np.asarray(bgr_pixels, np.float32).reshape(-1, 3)
+        s = px.sum(1)
+        lit = s > 30
+        px, s = px[lit], s[lit]
+        if len(px) < 50:
+            raise ValueError("too few lit pixels to learn the cloth from")
+        ch = px / s[:, None]
+        # mode of the (g, r) chromaticity in 1/100 bins
+        hist, ge, re = np.histogram2d(ch[:, 1], ch[:, 2], bins=100, range=[[0, 1], [0, 1]])
+        hist = cv2.GaussianBlur(hist.astype(np.float32), (5, 5), 0)
+        ig, ir = np.unravel_index(int(np.argmax(hist)), hist.shape)
+        g0, r0 = (ig + 0.5) / 100, (ir + 0.5) / 100
+        near = (np.abs(ch[:, 1] - g0) < 0.04) & (np.abs(ch[:, 2] - r0) < 0.04)
+        for _ in range(2):
+            c0 = np.median(ch[near], axis=0)
+            d = np.linalg.norm(ch - c0, axis=1)
+            # d is a 2-D distance: its median is ~1.18 sigma of each axis
+            sigma = float(np.median(d[near])) / 1.18 + 1e-4
+            near = d < max(4 * sigma, 0.012)
+        level = float(np.median(s[near]))
+        return cls(c0.astype(np.float64), max(sigma, 0.004), level)
+
+    def blend(self, other: ClothModel, rate: float) -> ClothModel:
+        """This model moved a fraction ``rate`` towards ``other``."""
+        return ClothModel(self.chroma + rate * (other.chroma - self.chroma),
+                          self.chroma_sigma + rate * (other.chroma_sigma - self.chroma_sigma),
+                          self.level + rate * (other.level - self.level))
+
+    def lut(self, noise_sigma: float = 3.0, chroma_k: float = 4.5, bright: float = 1.6,
+            dark: float = 0.32, shadow: float = 0.6) -> np.ndarray:
+        """(2**18,) uint8 not-cloth score of every quantised BGR: ``_FG_LEVEL`` where the
+        chromaticity is ``chroma_k`` spreads from the cloth's (the spread grows with sensor noise
+        on dark pixels), or the brightness is ``bright`` times the cloth's, or ``dark`` times
+        (the deepest shadows, ``shadow`` times the cloth's brightness, score a third of it)."""
+        n = 1 << _LUT_BITS
+        v = (np.arange(n, dtype=np.float32) * (1 << _LUT_SHIFT) + ((1 << _LUT_SHIFT) - 1) / 2)
+        b, g, r = np.meshgrid(v, v, v, indexing="ij")
+        s = b + g + r + 1e-3
+        c = self.chroma.astype(np.float32)
+        d = np.sqrt((b / s - c[0]) ** 2 + (g / s - c[1]) ** 2 + (r / s - c[2]) ** 2)
+        sig = np.sqrt(self.chroma_sigma ** 2 + (noise_sigma / s) ** 2)
+        score = d / (chroma_k * sig)
+        rho = s / self.level
+        # darkness adds to a chromaticity off the cloth's (a black ball reflects some cloth
+        # green; a green ball is darker and a little off in hue) but alone, down to ``dark``,
+        # it is a shadow
+        darkness = np.maximum((shadow - rho) / (shadow - dark), 0)
+        score = np.maximum(np.sqrt(score ** 2 + (darkness * np.minimum(score, 1)) ** 2), darkness)
+        score = np.maximum(score, (rho - 1) / (bright - 1))
+        return np.clip(score * _FG_LEVEL, 0, 255).astype(np.uint8).ravel()
+
+
+def lut_index(bgr: np.ndarray) -> np.ndarray:
+    """(..., 3) uint8 BGR -> (...) int index into a ``ClothModel.lut``."""
+    q = (bgr >> _LUT_SHIFT).astype(np.int32)
+    return (q[..., 0] << (2 * _LUT_BITS)) | (q[..., 1] << _LUT_BITS) | q[..., 2]
+
+
+# -- geometry -------------------------------------------------------------------------------------
+class TableGeometry:
+    """What the calibration says about where balls can be and how big they look.
+
+    Built from a ``Calibration`` (its full camera when the pose is known, else its homography),
+    for images of ``image_size`` (w, h)."""
+
+    def __init__(self, calibration: Calibration, table: SnookerTableSpec = SNOOKER):
+        self.calibration = calibration
+        self.table = table
+        self.camera: Camera | None = calibration.camera()
+        self.image_size = calibration.image_size
+        self.r_mm = table.ball_radius_mm
+
+    def to_table(self, px: np.ndarray, z_mm: float | None = None) -> np.ndarray:
+        """(N, 2) raw px -> (N, 2) table mm on the plane z = ``z_mm`` (default: ball centres)."""
+        z = self.r_mm if z_mm is None else z_mm
+        px = np.asarray(px, np.float64).reshape(-1, 2)
+        if self.camera is not None:
+            return self.camera.plane_points(px, z)
+        return self.calibration.px_to_table(px)
+
+    def radius_px(self, centres_mm: np.ndarray) -> np.ndarray:
+        """(N, 2) ball centres (table mm) -> (N,) apparent radius in pixels."""
+        c = np.asarray(centres_mm, np.float64).reshape(-1, 2)
+        if self.camera is not None:
+            return self.camera.ball_radius_px(np.c_[c, np.full(len(c), self.r_mm)], self.r_mm)
+        # local scale of the homography: mean length of a ball radius along x and y
+        H = self.calibration.H_table_to_image
+        p0 = apply_homography(H, c)
+        px = apply_homography(H, c + [self.r_mm, 0])
+        py = apply_homography(H, c + [0, self.r_mm])
+        return 0.5 * (np.hypot(*(px - p0).T) + np.hypot(*(py - p0).T))
+
+    def centre_px(self, silhouette_px: np.ndarray, r_px: np.ndarray) -> np.ndarray:
+        """(N, 2) silhouette centroids -> (N, 2) projections of the balls' centres.
+
+        Under perspective a sphere's outline is an ellipse whose centroid lies off the projected
+        centre, away from the principal point; the offset is computed for the ball the centroid
+        points at and taken off."""
+        s = np.asarray(silhouette_px, np.float64).reshape(-1, 2)
+        if self.camera is None or not len(s):
+            return s.copy()
+        cam = self.camera
+        c = np.c_[cam.plane_points(s, self.r_mm), np.full(len(s), self.r_mm)]
+        offset = _silhouette_offsets(cam, c, self.r_mm)
+        c = np.c_[cam.plane_points(s - offset, self.r_mm), np.full(len(s), self.r_mm)]
+        return s - _silhouette_offsets(cam, c, self.r_mm)
+
+
+def _silhouette_offsets(cam: Camera, centres_mm: np.ndarray, r_mm: float, n: int = 48
+                        ) -> np.ndarray:
+    """(N, 2) silhouette area centroid minus projected centre, for spheres at (N, 3) mm."""
+    c = cam.to_camera(centres_mm)
+    dist = np.linalg.norm(c, axis=1, keepdims=True)
+    axis = c / dist
+    ring_c = c * (1 - r_mm**2 / dist**2)
+    ring_r = r_mm * np.sqrt(1 - r_mm**2 / dist**2)
+    ref = np.where(np.abs(axis[:, 2:3]) < 0.9, [[0.0, 0.0, 1.0]], [[1.0, 0.0, 0.0]])
+    e1 = np.cross(axis, ref)
+    e1 /= np.linalg.norm(e1, axis=1, keepdims=True)
+    e2 = np.cross(axis, e1)
+    phi = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    ring = (ring_c[:, None] + ring_r[:, :, None]
+            * (np.cos(phi)[None, :, None] * e1[:, None] + np.sin(phi)[None, :, None] * e2[:, None]))
+    world = (ring.reshape(-1, 3) - cam.t) @ cam.R
+    p = cam.project(world).reshape(len(c), n, 2)
+    q = np.roll(p, -1, axis=1)
+    cross = p[..., 0] * q[..., 1] - q[..., 0] * p[..., 1]
+    area = cross.sum(1) / 2
+    cx = ((p[..., 0] + q[..., 0]) * cross).sum(1) / (6 * area)
+    cy = ((p[..., 1] + q[..., 1]) * cross).sum(1) / (6 * area)
+    return np.c_[cx, cy] - cam.project(centres_mm)
+
+
+# -- the detector ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DetectorConfig:
+    """Settings of :class:`BallDetector`.
+
+    work_radius_px: ball radius (px) the candidate search downscales to (at least).
+    min_cover: least share of a disc a blob must fill for a ball there.
+    adapt_rate: share of the cloth model replaced by each frame's own estimate.
+    relearn_every: frames between recompiling the cloth lookup table.
+    refine_iterations: centroid iterations at full resolution.
+    edge_margin_mm: how far past the cushion noses a ball centre may be (balls in the jaws).
+    max_spill: most not-cloth share of the ring just outside a ball (not a neighbour's).
+    """
+
+    work_radius_px: float = 4.5
+    min_cover: float = 0.42
+    adapt_rate: float = 0.05
+    relearn_every: int = 30
+    refine_iterations: int = 3
+    edge_margin_mm: float = 15.0
+    max_spill: float = 0.35
+
+
+@dataclass
+class _Frame:
+    """Per-image-size precomputation: the work scale, region of interest and radius map."""
+
+    scale: float
+    roi: tuple[int, int, int, int]  # x0, y0, x1, y1 in full-resolution px
+    work_size: tuple[int, int]
+    mask: np.ndarray  # (h, w) uint8 255 inside the table area, work image
+    radius: np.ndarray  # (h, w) float32 expected radius in full-res px, work image
+    grid: dict = field(default_factory=dict)
+
+
+class BallDetector:
+    """Finds balls in frames of one camera.
+
+    ``detector.detect(frame)`` -> :class:`Detections` with ``cls`` -1 (classification is
+    ``tracker.colour``) and ``lab`` set. The cloth model is learnt from the first frame and
+    adapted on each later one; call ``reset()`` when the scene changes.
+    """
+
+    def __init__(self, calibration: Calibration, table: SnookerTableSpec = SNOOKER,
+                 config: DetectorConfig | None = None):
+        self.geometry = TableGeometry(calibration, table)
+        self.table = table
+        self.config = config or DetectorConfig()
+        self._cloth: ClothModel | None = None
+        self._lut: np.ndarray | None = None
+        self._frames_since_lut = 0
+        self._prep: _Frame | None = None
+        # measured / predicted ball radius: corrects a calibration whose focal length and
+        # distance are off together (the homography can be right while the scale is not)
+        self.radius_scale = 1.0
+        self._radius_measured = False
+
+    @property
+    def cloth(self) -> ClothModel | None:
+        return self._cloth
+
+    def reset(self) -> None:
+        self._cloth = None
+        self._lut = None
+        self.radius_scale = 1.0
+        self._radius_measured = False
+
+    # -- precomputation -------------------------------------------------------------------------
+    def _prepare(self, w: int, h: int) -> _Frame:
+        if self._prep is not None and self._prep.grid.get("size") == (w, h):
+            return self._prep
+        geo, t = self.geometry, self.table
+        cw, ch = geo.image_size
+        if (cw, ch) != (w, h):
+            raise ValueError(f"frame is {w}x{h} but the calibration is for {cw}x{ch}")
+        # expected radius and table-plane position on a coarse grid of the full image
+        step = 8
+        gx = np.arange(0, w + step, step, dtype=np.float64).clip(0, w - 1)
+        gy = np.arange(0, h + step, step, dtype=np.float64).clip(0, h - 1)
+        u, v = np.meshgrid(gx, gy)
+        pts = np.c_[u.ravel(), v.ravel()]
+        mm = geo.to_table(pts)
+        r_px = geo.radius_px(mm).reshape(u.shape)
+        # a ball's silhouette reaches further from its centre's plane point the lower the view
+        # (a ray through the silhouette passes within one radius of the centre)
+        if geo.camera is not None:
+            d = geo.camera.rays(pts)
+            sin_el = np.clip(-d[:, 2], 0.2, 1.0).reshape(u.shape)
+        else:
+            sin_el = np.ones(u.shape)
+        # ... but not over the rails, whose edges would join balls against the cushion to
+        # blobs reaching in from outside
+        reach = np.minimum(geo.r_mm / sin_el + 5.0, geo.r_mm + 20.0)
+        x, y = mm[:, 0].reshape(u.shape), mm[:, 1].reshape(u.shape)
+        inside = ((x > -reach) & (x < t.width_mm + reach) & (y > -reach)
+                  & (y < t.length_mm + reach) & np.isfinite(r_px))
+        # camera behind the plane for this pixel (sky): plane_points meets it behind
+        if geo.camera is not None:
+            inside &= d[:, 2].reshape(u.shape) < -1e-3
+        ys, xs = np.nonzero(inside)
+        if not len(xs):
+            raise ValueError("the calibrated table is not in view")
+        r_in = r_px[inside]
+        pad = int(np.ceil(2 * r_in.max())) + step
+        x0 = int(max(gx[xs.min()] - pad, 0))
+        x1 = int(min(gx[xs.max()] + pad, w))
+        y0 = int(max(gy[ys.min()] - pad, 0))
+        y1 = int(min(gy[ys.max()] + pad, h))
+        scale = float(min(1.0, self.config.work_radius_px / max(np.percentile(r_in, 5), 1e-3)))
+        # integer downscale factors keep INTER_AREA a plain box average
+        factor = max(1, int(np.floor(1 / scale)))
+        scale = 1.0 / factor
+        ww, wh = (x1 - x0) // factor, (y1 - y0) // factor
+        x1, y1 = x0 + ww * factor, y0 + wh * factor
+        # grid -> work image: work pixel (i, j) is full-res ((j + 0.5) * f - 0.5 + x0, ...)
+        wx = (np.arange(ww) + 0.5) * factor - 0.5 + x0
+        wy = (np.arange(wh) + 0.5) * factor - 0.5 + y0
+        mx = (wx / step).astype(np.float32)
+        my = (wy / step).astype(np.float32)
+        mapx, mapy = np.meshgrid(mx, my)
+        radius = cv2.remap(np.nan_to_num(r_px, nan=0).astype(np.float32), mapx, mapy,
+                           cv2.INTER_LINEAR)
+        mask = cv2.remap(inside.astype(np.uint8) * 255, mapx, mapy, cv2.INTER_LINEAR)
+        mask = np.where(mask > 127, 255, 0).astype(np.uint8)
+        # where a disc fits inside the table area (for blobs reaching in from outside it)
+        room = cv2.distanceTransform(mask, cv2.DIST_L2, 3) > 1.1 * radius / factor
+        prep = _Frame(scale, (x0, y0, x1, y1), (ww, wh), mask, radius)
+        prep.grid["room"] = room
+        prep.grid["size"] = (w, h)
+        prep.grid["factor"] = factor
+        self._prep = prep
+        return prep
+
+    def _learn_cloth(self, small: np.ndarray, prep: _Frame) -> None:
+        """Learn (first frame) or adapt (later frames) the cloth model from the work image.
+
+        The cloth's colour varies across the table (lamps, vignetting, camera white balance):
+        a gain per pixel and channel, smooth over several balls' widths, brings the cloth to
+        one colour (``flatten``) so that one tight colour model serves the whole table."""
+        mask = prep.mask > 0
+        rough = ClothModel.learn(small[mask][::7])
+        cloth = (rough.lut()[lut_index(small)] < _FG_LEVEL // 2) & mask
+        gain = _flat_gain(small, cloth, prep.grid["factor"])
+        if self._cloth is not None:
+            rate = min(1.0, self.config.adapt_rate * max(self._frames_since_lut, 1))
+            gain = prep.grid["gain"] + rate * (gain - prep.grid["gain"])
+        prep.grid["gain"] = gain
+        prep.grid["gain3"] = np.repeat(gain, 3, axis=-1)
+        x0, y0, x1, y1 = prep.roi
+        prep.grid["gain_full"] = cv2.resize(gain, (x1 - x0, y1 - y0),
+                                            interpolation=cv2.INTER_LINEAR)[..., None]
+        flat = _apply_gain(small, gain)
+        model = ClothModel.learn(flat[cloth][::5] if cloth.sum() > 500 else flat[mask][::7])
+        if self._cloth is None:
+            self._cloth = model
+        else:
+            self._cloth = self._cloth.blend(model, rate)
+        self._lut = self._cloth.lut()
+        self._frames_since_lut = 0
+
+    # -- per frame ------------------------------------------------------------------------------
+    def score(self, frame: np.ndarray) -> np.ndarray:
+        """(H, W) uint8 not-cloth score of a whole frame (for display and tests);
+        ``_FG_LEVEL`` (64) is the threshold."""
+        if self._lut is None:
+            raise RuntimeError("no cloth model yet: call detect() on a frame first")
+        return self._lut[lut_index(frame)]
+
+    def detect(self, frame: np.ndarray) -> Detections:
+        """One BGR frame (H, W, 3) uint8 -> Detections (cls -1, lab set, xy_mm set)."""
+        if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+            raise ValueError(f"frame must be (H, W, 3) uint8, got {frame.shape} {frame.dtype}")
+        h, w = frame.shape[:2]
+        prep = self._prepare(w, h)
+        cfg = self.config
+        x0, y0, x1, y1 = prep.roi
+        f = prep.grid["factor"]
+        crop = frame[y0:y1, x0:x1]
+        small = cv2.resize(crop, prep.work_size, interpolation=cv2.INTER_AREA) if f > 1 else crop
+        self._frames_since_lut += 1
+        if self._lut is None or self._frames_since_lut >= cfg.relearn_every:
+            self._learn_cloth(small, prep)
+        flat = _apply_gain(small, prep.grid["gain3"])
+        score = self._lut[lut_index(flat)]
+        fg = cv2.compare(score, _FG_LEVEL, cv2.CMP_GE)
+        fg = cv2.bitwise_and(fg, prep.mask)
+
+        centres_w = self._candidates(fg, score, prep)
+        if not len(centres_w):
+            return Detections.empty(with_mm=True)
+        # work px -> full-res px
+        cands = (centres_w + 0.5) * f - 0.5 + np.array([x0, y0])
+        r_exp = self._radius_at(cands, prep)
+        sil, cover, lab, ok = self._refine(frame, cands, r_exp, prep)
+        sil, cover, lab, r_exp = sil[ok], cover[ok], lab[ok], r_exp[ok]
+        xy = self.geometry.centre_px(sil, r_exp)
+        mm = self.geometry.to_table(xy)
+        r_exp = self._radius_at(xy, prep)
+        t, m = self.table, cfg.edge_margin_mm
+        r = t.ball_radius_mm
+        inside = ((mm[:, 0] > r - m) & (mm[:, 0] < t.width_mm - r + m)
+                  & (mm[:, 1] > r - m) & (mm[:, 1] < t.length_mm - r + m))
+        keep = inside & (cover >= cfg.min_cover)
+        conf = np.clip(cover, 0, 1)
+        d = Detections(xy[keep], r_exp[keep], np.full(int(keep.sum()), -1), conf[keep], mm[keep],
+                       lab[keep])
+        return _dedupe(d)
+
+    def _radius_at(self, xy_px: np.ndarray, prep: _Frame) -> np.ndarray:
+        mm = self.geometry.to_table(xy_px)
+        return self.geometry.radius_px(mm) * self.radius_scale
+
+    def _candidates(self, fg: np.ndarray, score: np.ndarray, prep: _Frame) -> np.ndarray:
+        """Ball candidates (K, 2) in work-image px from the not-cloth mask and score (work
+        image)."""
+        f = prep.grid["factor"]
+        g = prep.grid
+        if "open_kernel" not in g:
+            r_typ = float(np.median(prep.radius[prep.mask > 0])) / f
+            # everything narrower than 0.9 radii is opened away: lines, spots, the cue's shaft
+            k = max(3, int(round(r_typ * 0.9)) | 1)
+            g["open_kernel"] = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+            g["border"] = cv2.bitwise_not(prep.mask)
+            edge = cv2.dilate(g["border"], np.ones((3, 3), np.uint8)) & prep.mask
+            g["edge_idx"] = np.flatnonzero(edge.ravel())
+        border = g["border"]
+        # pinholes closed first (a dark ball's highlight ring, compression noise)
+        closed = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        opened = cv2.morphologyEx(closed, cv2.MORPH_OPEN, g["open_kernel"])
+        n, labels, stats, cent = cv2.connectedComponentsWithStats(opened, connectivity=8)
+        out = []
+        # what reaches in from outside the table area is judged whole, before the opening
+        # cut it into ball-sized pieces (painted lines, a pixel or two wide, join nothing)
+        joined = cv2.morphologyEx(closed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        nc, whole, wstats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+        reaching = np.bincount(whole.ravel()[g["edge_idx"]], minlength=nc) > 0
+        reaching[0] = False
+        r_blob = prep.radius[cent[1:, 1].astype(int), cent[1:, 0].astype(int)] / f
+        strong = np.bincount(labels[score >= 2 * _FG_LEVEL], minlength=n)[1:]
+        self._measure_radius(stats[1:], r_blob, strong)
+        for i in range(1, n):
+            bx, by, bw, bh, area = stats[i]
+            cx, cy = cent[i]
+            r = float(r_blob[i - 1]) * self.radius_scale
+            if r <= 0:
+                continue
+            disc_area = np.pi * r * r
+            if area < 0.3 * disc_area:
+                continue
+            sl = (slice(by, by + bh), slice(bx, bx + bw))
+            blob = (labels[sl] == i)
+            w_id = int(np.max(whole[sl][blob]))
+            intruding = bool(reaching[w_id])
+            if area <= 1.15 * disc_area and max(bw, bh) <= 2.3 * r and not intruding:
+                out.append((cx, cy))
+                continue
+            # soft membership: a shadow joined to a ball (dark, cloth-coloured) counts less
+            soft = blob * np.clip((score[sl].astype(np.float32) - _FG_LEVEL * 0.5)
+                                  / (_FG_LEVEL * 1.5), 0, 1)
+            if intruding:
+                soft = soft * prep.grid["room"][sl]
+            found = self._explain_blob(soft, bx, by, r, intruding)
+            if intruding:
+                wx, wy, ww, wh = wstats[w_id, :4]
+                part = (whole[wy:wy + wh, wx:wx + ww] == w_id).astype(np.float32)
+                found = self._drop_bar_discs(found, part, wx, wy, r, force=True)
+                # a disc reaching the edge of the table area is the end of something that
+                # comes from outside it (a cue, an arm)
+                found = [(x, y) for x, y in found
+                         if not self._near_edge(border, x, y, 1.1 * r)]
+            out.extend(found)
+        return np.array(out, np.float64).reshape(-1, 2)
+
+    @staticmethod
+    def _near_edge(border: np.ndarray, x: float, y: float, r: float) -> bool:
+        """Whether a disc at (x, y) of radius r (work px) meets ``border`` (255 outside the
+        table area)."""
+        h, w = border.shape
+        x0, x1 = int(max(np.floor(x - r), 0)), int(min(np.ceil(x + r) + 1, w))
+        y0, y1 = int(max(np.floor(y - r), 0)), int(min(np.ceil(y + r) + 1, h))
+        if x1 <= x0 or y1 <= y0:
+            return True
+        yy, xx = np.mgrid[y0:y1, x0:x1]
+        inside = (xx - x) ** 2 + (yy - y) ** 2 <= r * r
+        return bool(np.any(border[y0:y1, x0:x1][inside]))
+
+    @staticmethod
+    def _drop_bar_discs(pts, blob: np.ndarray, ox: int, oy: int, r: float,
+                        force: bool = False):
+        """Discs on a long thin blob (the cue, a rest) are kept only where the blob is as wide
+        as a ball across its length. ``blob`` soft membership with origin (``ox``, ``oy``);
+        ``force`` judges even a single disc."""
+        if len(pts) < (1 if force else 2):
+            return pts
+        ys, xs = np.nonzero(blob > 0.5)
+        if len(xs) < 10:
+            return pts
+        cov = np.cov(np.c_[xs, ys].T.astype(float))
+        evals, evecs = np.linalg.eigh(cov)
+        if evals[0] <= 0 or evals[1] / evals[0] < 9.0:
+            return pts
+        across = evecs[:, 0]
+        s = np.arange(-1.3 * r, 1.3 * r + 0.5, 0.5)
+        keep = []
+        for x, y in pts:
+            q = np.rint(np.array([x - ox, y - oy]) + s[:, None] * across).astype(int)
+            inside = ((q[:, 0] >= 0) & (q[:, 0] < blob.shape[1]) & (q[:, 1] >= 0)
+                      & (q[:, 1] < blob.shape[0]))
+            width = 0.5 * float((blob[q[inside, 1], q[inside, 0]] > 0.5).sum())
+            if width >= 1.6 * r:
+                keep.append((x, y))
+        return keep
+
+    def _measure_radius(self, stats: np.ndarray, r_pred: np.ndarray, strong: np.ndarray
+                        ) -> None:
+        """Update ``radius_scale`` from lone, round blobs: (K, 5) connected-component stats,
+        their predicted radii (K,) and their counts of clearly-not-cloth pixels (K,), all in
+        work px.
+
+        A blob's own area overstates the ball where the shadow under it joins it, and the halo
+        that compression and blooming leave; its clearly-not-cloth core does not, on the balls
+        that are clearly not cloth all over (not black, not a dark green)."""
+        area = stats[:, cv2.CC_STAT_AREA].astype(float)
+        bw, bh = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
+        disc = np.pi * (r_pred * self.radius_scale) ** 2
+        lone = ((area > 0.3 * disc) & (area < 2.2 * disc) & (np.abs(bw - bh) <= 0.3 * (bw + bh))
+                & (r_pred > 0) & (strong > 0.5 * area))
+        if lone.sum() < 3:
+            return
+        ratio = float(np.median(np.sqrt(strong[lone] / np.pi) / r_pred[lone]))
+        ratio = 1.0 if 0.9 <= ratio <= 1.1 else float(np.clip(ratio, 0.6, 1.6))
+        if not self._radius_measured:
+            self.radius_scale = ratio
+            self._radius_measured = True
+        else:
+            self.radius_scale += self.config.adapt_rate * (ratio - self.radius_scale)
+
+    def _explain_blob(self, blob: np.ndarray, bx: int, by: int, r: float, intruding: bool
+                      ) -> list[tuple[float, float]]:
+        """Discs of radius ``r`` placed one at a time where they cover most of the blob's
+        unexplained pixels (``blob``: soft membership 0..1 in its bounding box at ``bx``,
+        ``by``); (x, y) work px."""
+        pad = int(np.ceil(r)) + 2
+        resid = np.pad(blob.astype(np.float32), pad)
+        rr = int(np.ceil(1.2 * r))
+        yy, xx = np.mgrid[-rr:rr + 1, -rr:rr + 1]
+        disc = (np.hypot(xx, yy) <= r).astype(np.float32)
+        kernel = disc / float(disc.sum())
+        # a found ball clears a little more than its disc: the halo and a radius a bit off
+        # leave no crescent for a second disc
+        disc = (np.hypot(xx, yy) <= 1.0 * r).astype(np.float32)
+        original = resid.copy()
+        out = []
+        # balls are at least this far apart in the image (a nearer one is the shadow under a
+        # ball, or its halo); in steep views the rows of the pack come to ~1.35 radii
+        apart = np.ones_like(resid)
+        rs = int(np.ceil(0.9 * r))
+        ys_, xs_ = np.mgrid[-rs:rs + 1, -rs:rs + 1]
+        near = (np.hypot(xs_, ys_) <= 0.9 * r).astype(np.float32)
+        raw = cv2.filter2D(resid, -1, kernel, borderType=cv2.BORDER_CONSTANT)
+        # a ball inside something reaching in from outside is rare: a few tries there
+        for _ in range(8 if intruding else 40):
+            resp = raw * apart
+            j = int(np.argmax(resp))
+            py, px = divmod(j, resp.shape[1])
+            if resp[py, px] < self.config.min_cover:
+                break
+            # sub-pixel peak by parabola fits
+            dx = dy = 0.0
+            if 0 < px < resp.shape[1] - 1:
+                a, b, c = resp[py, px - 1], resp[py, px], resp[py, px + 1]
+                den = a - 2 * b + c
+                dx = 0.5 * (a - c) / den if den < 0 else 0.0
+            if 0 < py < resp.shape[0] - 1:
+                a, b, c = resp[py - 1, px], resp[py, px], resp[py + 1, px]
+                den = a - 2 * b + c
+                dy = 0.5 * (a - c) / den if den < 0 else 0.0
+            y0, x0 = py - rr, px - rr
+            ys = slice(max(y0, 0), min(y0 + 2 * rr + 1, resid.shape[0]))
+            xs = slice(max(x0, 0), min(x0 + 2 * rr + 1, resid.shape[1]))
+            dsl = (slice(ys.start - y0, ys.stop - y0), slice(xs.start - x0, xs.stop - x0))
+            resid[ys, xs] *= 1 - disc[dsl]
+            # the response changes only within a kernel's reach of the cleared disc
+            uy0, uy1 = max(py - 2 * rr, 0), min(py + 2 * rr + 1, resid.shape[0])
+            ux0, ux1 = max(px - 2 * rr, 0), min(px + 2 * rr + 1, resid.shape[1])
+            sy0, sy1 = max(uy0 - rr, 0), min(uy1 + rr, resid.shape[0])
+            sx0, sx1 = max(ux0 - rr, 0), min(ux1 + rr, resid.shape[1])
+            local = cv2.filter2D(resid[sy0:sy1, sx0:sx1], -1, kernel,
+                                 borderType=cv2.BORDER_CONSTANT)
+            raw[uy0:uy1, ux0:ux1] = local[uy0 - sy0:uy1 - sy0, ux0 - sx0:ux1 - sx0]
+            ay = slice(max(py - rs, 0), min(py + rs + 1, apart.shape[0]))
+            ax = slice(max(px - rs, 0), min(px + rs + 1, apart.shape[1]))
+            apart[ay, ax] *= 1 - near[ay.start - py + rs:ay.stop - py + rs,
+                                      ax.start - px + rs:ax.stop - px + rs]
+            out.append((px + dx - pad + bx, py + dy - pad + by, ys, xs, dsl))
+        pts = [(x, y) for x, y, *_ in out]
+        pts = self._drop_bar_discs(pts, original, bx - pad, by - pad, r)
+        if not intruding or len(pts) < 2:
+            return pts
+        # A blob reaching in from outside the table (an arm, the cue, graphics) is tiled with
+        # discs too; balls in it are told apart by the neck between neighbours: two touching
+        # balls narrow to a point between them, a bar keeps its width.
+        p = np.array(pts) - [bx - pad, by - pad]
+        bar = np.zeros(len(p), bool)
+        s = np.linspace(-0.6, 0.6, 7) * r
+        for i in range(len(p)):
+            for j in range(i + 1, len(p)):
+                d = p[j] - p[i]
+                dist = float(np.hypot(*d))
+                if not 1.5 * r <= dist <= 2.8 * r:
+                    continue
+                mid = (p[i] + p[j]) / 2
+                perp = np.array([-d[1], d[0]]) / dist
+                q = np.rint(mid + s[:, None] * perp).astype(int)
+                q[:, 0] = q[:, 0].clip(0, original.shape[1] - 1)
+                q[:, 1] = q[:, 1].clip(0, original.shape[0] - 1)
+                if original[q[:, 1], q[:, 0]].mean() > 0.6:
+                    bar[i] = bar[j] = True
+        return [pt for pt, b in zip(pts, bar) if not b]
+
+    def _refine(self, frame: np.ndarray, cands: np.ndarray, r_exp: np.ndarray, prep: _Frame):
+        """Centroids of the soft not-cloth score in full-resolution windows.
+
+        Returns silhouette centroids (N, 2), cover (N,) (share of the expected disc that is not
+        cloth), body colour (N, 3) Lab and a keep mask (N,)."""
+        h, w = frame.shape[:2]
+        n = len(cands)
+        half = int(np.ceil(1.8 * r_exp.max())) + 1
+        off = np.arange(-half, half + 1)
+        c = cands.copy()
+        base = np.rint(c).astype(int)
+        ix = np.clip(base[:, 0, None] + off[None], 0, w - 1)  # (N, S)
+        iy = np.clip(base[:, 1, None] + off[None], 0, h - 1)
+        rx0, ry0, rx1, ry1 = prep.roi
+        gain = prep.grid["gain_full"][(iy - ry0).clip(0, ry1 - ry0 - 1)[:, :, None],
+                                      (ix - rx0).clip(0, rx1 - rx0 - 1)[:, None, :]]
+        win = _apply_gain(frame[iy[:, :, None], ix[:, None, :]], gain)  # (N, S, S, 3)
+        score = self._lut[lut_index(win)].astype(np.float32)
+        # soft membership: 0 at half the threshold, 1 at twice it
+        alpha = np.clip((score - _FG_LEVEL * 0.5) / (_FG_LEVEL * 1.5), 0, 1)
+        valid = ((base[:, 0, None] + off[None] >= 0) & (base[:, 0, None] + off[None] < w))
+        valid = valid[:, None, :] & ((base[:, 1, None] + off[None] >= 0)
+                                     & (base[:, 1, None] + off[None] < h))[:, :, None]
+        alpha = alpha * valid
+        # window coordinates relative to each window's base pixel (float32 stays exact)
+        gx = off.astype(np.float32)[None, None, :]  # (1, 1, S)
+        gy = off.astype(np.float32)[None, :, None]  # (1, S, 1)
+        # neighbours that can share a window
+        dmat = np.hypot(*(c[:, None] - c[None]).transpose(2, 0, 1))
+        np.fill_diagonal(dmat, np.inf)
+        kmax = int(min(6, n - 1))
+        nbr = np.argsort(dmat, axis=1)[:, :kmax] if kmax > 0 else np.zeros((n, 0), int)
+        rr = r_exp[:, None, None].astype(np.float32)
+        c = (c - base).astype(np.float32)
+        # the cells split touching balls; they are redrawn after the first move (from the
+        # work image's candidates, about a pixel), then kept (later moves are fractions)
+        for it in range(self.config.refine_iterations):
+            dx, dy = gx - c[:, 0, None, None], gy - c[:, 1, None, None]
+            d_own = dx * dx + dy * dy
+            if it < 2:
+                cell = self._cell(c + base, base, gx, gy, d_own, nbr, dmat, r_exp)
+            mine = cell & (d_own <= (1.3 * rr) ** 2)
+            wgt = alpha * mine
+            tot = wgt.sum((1, 2))
+            good = tot > 1e-6
+            cx = (wgt * gx).sum((1, 2)) / np.where(good, tot, 1)
+            cy = (wgt * gy).sum((1, 2)) / np.where(good, tot, 1)
+            c = np.where(good[:, None], np.c_[cx, cy], c)
+        dx, dy = gx - c[:, 0, None, None], gy - c[:, 1, None, None]
+        d_own = dx * dx + dy * dy
+        mine = cell & (d_own <= (1.3 * rr) ** 2)
+        disc = d_own <= rr ** 2
+        cover = (alpha * disc).sum((1, 2)) / (np.pi * r_exp ** 2)
+        # not-cloth pixels just outside the disc and not a neighbour's: an object bigger than
+        # a ball (an arm, the cue, graphics) rather than a ball
+        # (clear of the halo that bright balls have in compressed footage)
+        ring = cell & (d_own > (1.4 * rr) ** 2) & (d_own <= (1.8 * rr) ** 2) & valid
+        strong = score >= 2 * _FG_LEVEL
+        spill = (strong * ring).sum((1, 2)) / np.maximum(ring.sum((1, 2)), 1)
+        # body colour: inner disc, own cell, not cloth, highlight excluded
+        inner = (d_own <= (0.7 * rr) ** 2) & mine
+        lab = _body_lab(win, inner)
+        # something passing under or over the ball (the cue, a rest) shows on opposite sides
+        # of it; a ball touching another object, on one side only
+        ring2 = cell & (d_own > (1.3 * rr) ** 2) & (d_own <= (1.8 * rr) ** 2) & valid
+        sector = ((np.arctan2(dy, dx) + np.pi) / (np.pi / 4)).astype(np.int32) % 8
+        occupied = np.zeros((n, 8), bool)
+        for k in range(8):
+            in_k = ring2 & (sector == k)
+            occupied[:, k] = ((strong & in_k).sum((1, 2))
+                              > 0.3 * np.maximum(in_k.sum((1, 2)), 1))
+        through = np.any(occupied[:, :4] & occupied[:, 4:], axis=1)
+        # a disc split off a ball onto the shadow under it: its own part is mostly weak
+        # (dark cloth), where a ball's, even a black one's, is solid
+        own = disc & cell
+        solid = ((score >= 1.3 * _FG_LEVEL) & own).sum((1, 2)) / np.maximum(own.sum((1, 2)), 1)
+        crowded = dmat.min(1) < 2.0 * r_exp if n > 1 else np.zeros(n, bool)
+        ok = (cover > 0.2) & (spill < self.config.max_spill) & ~through
+        ok &= ~crowded | (solid >= 0.4)
+        return c.astype(np.float64) + base, cover, lab, ok
+
+    @staticmethod
+    def _cell(c, base, gx, gy, d_own, nbr, dmat, r_exp) -> np.ndarray:
+        """(N, S, S) bool: window pixels nearer to their own candidate than to any neighbour
+        within three radii. ``c`` (N, 2) centres, ``base`` (N, 2) window origins, ``gx``,
+        ``gy`` window offsets, ``d_own`` squared distances to the own centre."""
+        n = len(c)
+        cell = np.ones(d_own.shape, bool)
+        for k in range(nbr.shape[1]):
+            o = (c[nbr[:, k]] - base).astype(np.float32)
+            d_o = (gx - o[:, 0, None, None]) ** 2 + (gy - o[:, 1, None, None]) ** 2
+            far = dmat[np.arange(n), nbr[:, k]] > 3 * r_exp
+            cell &= (d_own <= d_o) | far[:, None, None]
+        return cell
+
+
+def _flat_gain(small: np.ndarray, cloth: np.ndarray, factor: int) -> np.ndarray:
+    """(h, w, 1) float32 brightness gain that brings the cloth pixels (``cloth`` (h, w) bool)
+    of the work image ``small`` (h, w, 3) to their median brightness, smooth over about 40
+    full-res px. One gain for the three channels: a saturated cloth has channels near zero whose
+    ratios would be noise."""
+    h, w = cloth.shape
+    step = max(2, int(round(40 / factor)))
+    cw, ch = max(1, w // step), max(1, h // step)
+    wgt = cloth.astype(np.float32)
+    bright = small.astype(np.float32).sum(2)
+    ref = float(np.median(bright[cloth])) if cloth.any() else 384.0
+    num = cv2.resize(bright * wgt, (cw, ch), interpolation=cv2.INTER_AREA)
+    den = cv2.resize(wgt, (cw, ch), interpolation=cv2.INTER_AREA)
+    # cells with little cloth (balls, the pack, the rails) take the cloth from further away
+    local = np.full((ch, cw), ref, np.float32)
+    have = np.zeros((ch, cw), bool)
+    for sigma in (0.7, 2.0, 6.0):
+        n = cv2.GaussianBlur(num, (0, 0), sigma)
+        d = cv2.GaussianBlur(den, (0, 0), sigma)
+        fill = ~have & (d > 0.15)
+        local[fill] = n[fill] / d[fill]
+        have |= fill
+    gain = np.clip(ref / np.maximum(local, 1.0), 0.5, 2.0).astype(np.float32)
+    return cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
+
+
+def _apply_gain(bgr: np.ndarray, gain: np.ndarray) -> np.ndarray:
+    """uint8 BGR (..., 3) times a float32 gain (..., 1) or (..., 3), back to uint8."""
+    if gain.shape[-1] == 1:
+        gain = np.repeat(gain, 3, axis=-1)
+    if bgr.ndim == 3:
+        return cv2.multiply(bgr, gain, dtype=cv2.CV_8U)
+    return np.clip(bgr * gain + 0.5, 0, 255).astype(np.uint8)
+
+
+def _body_lab(win: np.ndarray, inner: np.ndarray) -> np.ndarray:
+    """(N, 3) mean Lab of each window's ``inner`` pixels between the 10th and 75th percentile
+    of lightness (the lamps' highlight and the shaded rim left out). ``win`` (N, S, S, 3) BGR,
+    ``inner`` (N, S, S) bool."""
+    n, size = win.shape[:2]
+    # only the middle of the windows holds inner pixels
+    rows = np.flatnonzero(inner.any((0, 2)))
+    if not len(rows):
+        return np.full((n, 3), np.nan)
+    a, b = rows[0], rows[-1] + 1
+    sub = np.ascontiguousarray(win[:, a:b, a:b])
+    m = inner[:, a:b, a:b].reshape(n, -1)
+    lab = cv2.cvtColor(sub.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(n, -1, 3)
+    lab = lab.astype(np.float32)
+    L = np.where(m, lab[..., 0], np.nan)
+    with np.errstate(all="ignore"):
+        lo, hi = np.nanpercentile(L, [10, 75], axis=1)
+    sel = m & (lab[..., 0] >= lo[:, None]) & (lab[..., 0] <= hi[:, None])
+    sel = np.where(sel.sum(1, keepdims=True) >= 2, sel, m)
+    cnt = sel.sum(1)
+    out = (lab * sel[..., None]).sum(1) / np.maximum(cnt, 1)[:, None]
+    out[cnt == 0] = np.nan
+    return out.astype(np.float64)
+
+
+def _dedupe(d: Detections) -> Detections:
+    """Drop the weaker of two detections closer than 0.6 radius."""
+    if len(d) < 2:
+        return d
+    dist = np.hypot(*(d.xy_px[:, None] - d.xy_px[None]).transpose(2, 0, 1))
+    close = dist < 0.6 * np.minimum(d.r_px[:, None], d.r_px[None])
+    np.fill_diagonal(close, False)
+    drop = np.zeros(len(d), bool)
+    for i, j in zip(*np.nonzero(np.triu(close))):
+        if drop[i] or drop[j]:
+            continue
+        drop[j if d.confidence[i] >= d.confidence[j] else i] = True
+    return d[~drop]

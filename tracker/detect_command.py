@@ -1,0 +1,69 @@
+"""``cueball detect IMAGE [--calibration F] [-o out.json]``: the balls in one still image.
+
+Writes JSON ``{"image", "image_size", "balls": [{"ball", "x_px", "y_px", "r_px", "x_mm", "y_mm",
+"confidence"}, ...], "calibration": {...}}``; to stdout when no ``-o`` is given. Without
+``--calibration`` the table is found in the image itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from calibration.calibrate import Calibration
+from calibration.errors import InputError
+from calibration.find import calibrate_image, read_image
+from tracker.colour import ColourClassifier
+from tracker.detect import BallDetector, Detections
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("image", help="a still image of the table (any format OpenCV reads)")
+    parser.add_argument("--calibration", "-c", metavar="F",
+                        help="calibration JSON from `cueball calibrate` (default: calibrate "
+                             "from the image itself)")
+    parser.add_argument("-o", "--output", metavar="OUT.json",
+                        help="write the JSON here instead of stdout")
+
+
+def find_balls(image: np.ndarray, calibration: Calibration) -> Detections:
+    """All balls in one BGR image (H, W, 3) uint8, classified: Detections with ``cls`` set."""
+    detector = BallDetector(calibration)
+    candidates = detector.detect(image)
+    return ColourClassifier(table=calibration.table).classify(candidates, detector.cloth)
+
+
+def run(args: argparse.Namespace) -> int:
+    image = read_image(args.image)
+    h, w = image.shape[:2]
+    if args.calibration:
+        cal = Calibration.load(args.calibration)
+        if tuple(cal.image_size) != (w, h):
+            cw, ch = cal.image_size
+            raise InputError(f"calibration {args.calibration} is for {cw}x{ch} images but "
+                             f"{args.image} is {w}x{h}")
+    else:
+        cal = calibrate_image(image, source=str(args.image))
+    try:
+        balls = find_balls(image, cal)
+    except ValueError as exc:
+        raise InputError(f"cannot detect balls in {args.image}: {exc}") from None
+    out = {
+        "image": str(args.image),
+        "image_size": [w, h],
+        "balls": [balls.record(i) for i in np.argsort(balls.cls, kind="stable")],
+        "calibration": cal.to_dict(),
+    }
+    text = json.dumps(out, indent=2) + "\n"
+    if args.output:
+        try:
+            Path(args.output).write_text(text)
+        except OSError as exc:
+            raise InputError(f"cannot write {args.output}: {exc.strerror}") from None
+    else:
+        sys.stdout.write(text)
+    return 0
