@@ -1,0 +1,99 @@
+"""``cueball calibrate SOURCE [-o calibration.json] [--points FILE] [--show out.png]``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.errors import InputError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("source", metavar="SOURCE", help="an image or a video of the table")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write the calibration JSON here (default: stdout)")
+    parser.add_argument("--points", metavar="FILE",
+                        help="JSON {landmark_name: [x_px, y_px]} of hand-picked landmarks "
+                             "(names from SnookerTableSpec.landmarks_mm()) instead of finding "
+                             "the table automatically")
+    parser.add_argument("--show", metavar="PNG",
+                        help="draw the fitted table over the image and save it here")
+    parser.add_argument("--intrinsics", metavar="FILE",
+                        help="JSON with the camera's camera_matrix (3x3) and dist_coeffs "
+                             "(k1 k2 p1 p2 k3) to use instead of estimating them")
+
+
+def _read_json(path: str, what: str) -> dict:
+    try:
+        data = json.loads(Path(path).read_text())
+    except OSError as exc:
+        raise InputError(f"cannot read {what} {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{what} {path} is not JSON: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{what} {path} must hold a JSON object")
+    return data
+
+
+def _first_image(source: str) -> np.ndarray:
+    from calibration.find import read_frames, read_image
+
+    try:
+        return read_image(source)
+    except InputError:
+        if not Path(source).exists():
+            raise
+    return read_frames(source, seconds=0.0, count=1)[0]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Calibrate, write the JSON, optionally draw. Returns the exit status; bad input prints one
+    line on stderr and returns 2."""
+    from calibration.draw import draw
+    from calibration.find import calibrate_points, calibrate_source
+
+    try:
+        K = dist = None
+        if args.intrinsics:
+            intr = _read_json(args.intrinsics, "intrinsics")
+            try:
+                K = np.array(intr["camera_matrix"], float).reshape(3, 3)
+                dist = np.array(intr.get("dist_coeffs", [0.0] * 5), float).ravel()
+            except (KeyError, ValueError, TypeError):
+                raise InputError(f"intrinsics {args.intrinsics} needs camera_matrix (3x3) and "
+                                 "dist_coeffs") from None
+        if args.points:
+            points = _read_json(args.points, "points file")
+            image = _first_image(args.source)
+            h, w = image.shape[:2]
+            cal = calibrate_points(points, (w, h), source=str(args.source))
+        else:
+            cal, image = calibrate_source(args.source, camera_matrix=K, dist_coeffs=dist)
+        text = json.dumps(cal.to_dict(), indent=2)
+        if args.output:
+            Path(args.output).write_text(text + "\n")
+        else:
+            sys.stdout.write(text + "\n")
+        if args.show:
+            if not cv2.imwrite(str(args.show), draw(image, cal)):
+                raise InputError(f"cannot write {args.show}")
+    except InputError as exc:
+        print(f"cueball calibrate: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="cueball calibrate",
+                                     description="Find the table: image px <-> table mm.")
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,293 @@
+"""The camera model fitted to table landmarks: pinhole with square pixels, principal point at the
+image centre (unless the intrinsics are given) and one radial distortion term.
+
+Observations are points on straight lines (cushion noses, the baulk line), points on circles
+(the D) and single points (spots), each with a known height above the cloth; the fit minimises
+their pixel residuals with a robust loss so that stray edges do not pull it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from scipy.optimize import least_squares
+
+from calibration.camera import Camera
+
+
+@dataclass
+class Observations:
+    """Matched image evidence. Lines: ``line_px`` (N, 2) raw px on the 3-D segments ``line_a``,
+    ``line_b`` (N, 3) mm. Arcs: ``arc_px`` (M, 2) on circles ``arc_centre`` (M, 3) mm of radius
+    ``arc_radius`` (M,) mm (horizontal planes). Points: ``point_px`` (P, 2) at ``point_mm`` (P, 3).
+    ``*_group`` name the landmark each row belongs to; ``*_w`` weigh each row's residual."""
+
+    line_px: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    line_a: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    line_b: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    line_group: list = field(default_factory=list)
+    line_w: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    arc_px: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    arc_centre: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    arc_radius: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    arc_group: list = field(default_factory=list)
+    arc_w: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    point_px: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    point_mm: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    point_group: list = field(default_factory=list)
+    point_w: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    def add_line(self, px, a, b, group, weight=1.0):
+        px = np.asarray(px, float).reshape(-1, 2)
+        n = len(px)
+        self.line_px = np.r_[self.line_px, px]
+        self.line_a = np.r_[self.line_a, np.broadcast_to(np.asarray(a, float), (n, 3))]
+        self.line_b = np.r_[self.line_b, np.broadcast_to(np.asarray(b, float), (n, 3))]
+        self.line_group += [group] * n
+        self.line_w = np.r_[self.line_w, np.full(n, float(weight))]
+
+    def add_arc(self, px, centre, radius, group, weight=1.0):
+        px = np.asarray(px, float).reshape(-1, 2)
+        n = len(px)
+        self.arc_px = np.r_[self.arc_px, px]
+        self.arc_centre = np.r_[self.arc_centre, np.broadcast_to(np.asarray(centre, float), (n, 3))]
+        self.arc_radius = np.r_[self.arc_radius, np.full(n, float(radius))]
+        self.arc_group += [group] * n
+        self.arc_w = np.r_[self.arc_w, np.full(n, float(weight))]
+
+    def add_point(self, px, mm, group, weight=1.0):
+        self.point_px = np.r_[self.point_px, np.asarray(px, float).reshape(1, 2)]
+        self.point_mm = np.r_[self.point_mm, np.asarray(mm, float).reshape(1, 3)]
+        self.point_group.append(group)
+        self.point_w = np.r_[self.point_w, float(weight)]
+
+    def extend(self, other: Observations) -> Observations:
+        """A new set holding the rows of both."""
+        out = Observations()
+        for name in ("line_px", "line_a", "line_b", "line_w", "arc_px", "arc_centre",
+                     "arc_radius", "arc_w", "point_px", "point_mm", "point_w"):
+            setattr(out, name, np.r_[getattr(self, name), getattr(other, name)])
+        for name in ("line_group", "arc_group", "point_group"):
+            setattr(out, name, getattr(self, name) + getattr(other, name))
+        return out
+
+    @property
+    def count(self) -> int:
+        return len(self.line_px) + len(self.arc_px) + len(self.point_px)
+
+
+@dataclass
+class CameraModel:
+    """Free parameters of the fit. ``K`` fixed when intrinsics are given; otherwise the focal
+    length is free with the principal point at the image centre. ``dist`` fixed when given;
+    otherwise ``k1`` is free when ``fit_k1``."""
+
+    image_size: tuple[int, int]
+    f: float
+    rvec: np.ndarray
+    tvec: np.ndarray
+    k1: float = 0.0
+    K_fixed: np.ndarray | None = None
+    dist_fixed: np.ndarray | None = None
+    fit_k1: bool = True
+    shift: tuple[float, float] = (0.0, 0.0)
+    fit_shift: bool = False
+
+    @property
+    def K(self) -> np.ndarray:
+        if self.K_fixed is not None:
+            return np.asarray(self.K_fixed, float)
+        w, h = self.image_size
+        cx, cy = (w - 1) / 2 + self.shift[0], (h - 1) / 2 + self.shift[1]
+        return np.array([[self.f, 0, cx], [0, self.f, cy], [0, 0, 1.0]])
+
+    @property
+    def dist(self) -> np.ndarray:
+        if self.dist_fixed is not None:
+            return np.asarray(self.dist_fixed, float)
+        return np.array([self.k1, 0, 0, 0, 0], float)
+
+    def camera(self) -> Camera:
+        R = cv2.Rodrigues(np.asarray(self.rvec, float).reshape(3, 1))[0]
+        return Camera(self.K, self.dist, R, np.asarray(self.tvec, float), self.image_size)
+
+    def flipped(self, width_mm: float, length_mm: float) -> CameraModel:
+        """The same camera with the table turned end for end: (x, y) -> (w - x, L - y)."""
+        R = cv2.Rodrigues(np.asarray(self.rvec, float).reshape(3, 1))[0]
+        F = np.diag([-1.0, -1.0, 1.0])
+        g = np.array([width_mm, length_mm, 0.0])
+        R2 = R @ F
+        t2 = R @ g + self.tvec
+        return CameraModel(self.image_size, self.f, cv2.Rodrigues(R2)[0].ravel(), t2, self.k1,
+                           self.K_fixed, self.dist_fixed, self.fit_k1, self.shift,
+                           self.fit_shift)
+
+    # -- parameter vector ---------------------------------------------------------------------
+    def vector(self) -> np.ndarray:
+        v = [np.log(self.f)] if self.K_fixed is None else []
+        v += list(np.ravel(self.rvec)) + list(np.ravel(self.tvec) / 1000.0)
+        if self.dist_fixed is None and self.fit_k1:
+            v.append(self.k1)
+        if self.K_fixed is None and self.fit_shift:
+            v += [self.shift[0] / 100.0, self.shift[1] / 100.0]
+        return np.array(v, float)
+
+    def with_vector(self, v) -> CameraModel:
+        v = list(v)
+        f = float(np.exp(v.pop(0))) if self.K_fixed is None else self.f
+        rvec = np.array(v[:3])
+        tvec = np.array(v[3:6]) * 1000.0
+        rest = v[6:]
+        k1 = float(rest.pop(0)) if (self.dist_fixed is None and self.fit_k1) else self.k1
+        shift = self.shift
+        if self.K_fixed is None and self.fit_shift:
+            shift = (float(rest[0]) * 100.0, float(rest[1]) * 100.0)
+        return CameraModel(self.image_size, f, rvec, tvec, k1, self.K_fixed, self.dist_fixed,
+                           self.fit_k1, shift, self.fit_shift)
+
+
+def _project_pinhole(K, R, t, pts):
+    cam = pts @ R.T + t
+    z = np.maximum(cam[:, 2:3], 1e-6)
+    uv = cam[:, :2] / z
+    return uv * [K[0, 0], K[1, 1]] + [K[0, 2], K[1, 2]]
+
+
+def undistort(K, dist, px) -> np.ndarray:
+    px = np.asarray(px, float).reshape(-1, 2)
+    if not np.any(dist) or len(px) == 0:
+        return px.copy()
+    out = cv2.undistortPoints(px.reshape(-1, 1, 2), K, dist, P=K,
+                              criteria=(cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 1e-9))
+    return out.reshape(-1, 2)
+
+
+def _line_ends(obs: Observations) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct line end points (K, 3) and each row's pair of indices into them (N, 2),
+    cached on ``obs`` for as long as its line rows are unchanged."""
+    key = (id(obs.line_a), id(obs.line_b), len(obs.line_a))
+    cached = getattr(obs, "_ends_cache", None)
+    if cached is not None and cached[0] == key:
+        return cached[1], cached[2]
+    both = np.r_[obs.line_a, obs.line_b]
+    ends, inverse = np.unique(both, axis=0, return_inverse=True)
+    index = np.c_[inverse[: len(obs.line_a)], inverse[len(obs.line_a):]]
+    obs._ends_cache = (key, ends, index)
+    return ends, index
+
+
+def residuals(model: CameraModel, obs: Observations, weighted: bool = True) -> np.ndarray:
+    """Pixel residuals (times each row's weight when ``weighted``): signed line distances, arc
+    distances, then point x/y differences."""
+    K, dist = model.K, model.dist
+    R = cv2.Rodrigues(np.asarray(model.rvec, float).reshape(3, 1))[0]
+    t = np.asarray(model.tvec, float)
+    out = []
+    if len(obs.line_px):
+        u = undistort(K, dist, obs.line_px)
+        ends, index = _line_ends(obs)
+        ends_px = _project_pinhole(K, R, t, ends)
+        a, b = ends_px[index[:, 0]], ends_px[index[:, 1]]
+        d = b - a
+        n = np.hypot(d[:, 0], d[:, 1]) + 1e-12
+        w = obs.line_w if weighted else 1.0
+        out.append(w * (d[:, 0] * (u[:, 1] - a[:, 1]) - d[:, 1] * (u[:, 0] - a[:, 0])) / n)
+    if len(obs.arc_px):
+        u = undistort(K, dist, obs.arc_px)
+        # Back-project onto each circle's plane, then measure to the circle's nearest point.
+        z = obs.arc_centre[:, 2]
+        Kinv = np.linalg.inv(K)
+        rays = (np.c_[u, np.ones(len(u))] @ Kinv.T) @ R  # directions in table frame
+        c = -R.T @ t
+        s = (z - c[2]) / np.where(np.abs(rays[:, 2]) < 1e-12, 1e-12, rays[:, 2])
+        p = c + s[:, None] * rays
+        v = p[:, :2] - obs.arc_centre[:, :2]
+        rho = np.hypot(v[:, 0], v[:, 1]) + 1e-9
+        q = obs.arc_centre[:, :2] + v / rho[:, None] * obs.arc_radius[:, None]
+        qp = _project_pinhole(K, R, t, np.c_[q, z])
+        dist_px = np.hypot(*(qp - u).T)
+        out.append((obs.arc_w if weighted else 1.0) * np.sign(rho - obs.arc_radius) * dist_px)
+    if len(obs.point_px):
+        p, _ = cv2.projectPoints(obs.point_mm, np.asarray(model.rvec, float),
+                                 t, K, dist)
+        w = np.repeat(obs.point_w, 2) if weighted else 1.0
+        out.append(w * (p.reshape(-1, 2) - obs.point_px).ravel())
+    return np.concatenate(out) if out else np.zeros(0)
+
+
+def fit(model: CameraModel, obs: Observations, scale_px: float = 1.5,
+        bend_px: float = 2.0, shift_frac: float = 0.05,
+        max_nfev: int = 60) -> CameraModel:
+    """Robust least squares (soft L1 beyond ``scale_px``) over the model's free parameters.
+
+    Radial distortion is held back by a prior: the shift it makes at the image corner counts
+    as one residual of that many px over ``bend_px``, weighted as a tenth of the observations,
+    so it only grows where the lines' bending demands it. A free principal point is held
+    likewise within about ``shift_frac`` of the image width of the centre."""
+    free_k1 = model.dist_fixed is None and model.fit_k1
+    w, h = model.image_size
+    half_diag = 0.5 * float(np.hypot(w, h))
+    weight = np.sqrt(max(obs.count, 1) / 10.0)
+
+    def fun(v):
+        m = model.with_vector(v)
+        r = residuals(m, obs)
+        if free_k1:
+            rc = half_diag / m.f
+            r = np.r_[r, weight * m.k1 * rc**3 * m.f / bend_px * scale_px]
+        if m.K_fixed is None and m.fit_shift:
+            r = np.r_[r, weight * np.asarray(m.shift) / (shift_frac * w) * scale_px]
+        return r
+
+    res = least_squares(fun, model.vector(), loss="soft_l1", f_scale=scale_px, x_scale="jac",
+                        max_nfev=max_nfev, method="trf")
+    return model.with_vector(res.x)
+
+
+# -- initial pose from a homography ----------------------------------------------------------
+def _ortho_error(H: np.ndarray, K: np.ndarray) -> float:
+    M = np.linalg.solve(K, H)
+    c1, c2 = M[:, 0], M[:, 1]
+    n1, n2 = c1 @ c1, c2 @ c2
+    return (abs(c1 @ c2) + abs(n1 - n2)) / (n1 + n2)
+
+
+def focal_from_homography(H: np.ndarray, image_size: tuple[int, int],
+                          K_fixed: np.ndarray | None = None) -> tuple[float, float]:
+    """Focal length (px) that makes ``H`` (table mm -> px) a rotation's first two columns, and
+    how far from orthonormal they stay (0 = exact). Searches 10..150 degrees of horizontal
+    field; on a flat (fronto-parallel) view all are equal and a 60 degree lens is returned."""
+    w, h = image_size
+    if K_fixed is not None:
+        return float(K_fixed[0, 0]), _ortho_error(H, K_fixed)
+    fs = (w / 2) / np.tan(np.radians(np.linspace(10, 150, 141)) / 2)
+    errs = []
+    for f in fs:
+        K = np.array([[f, 0, (w - 1) / 2], [0, f, (h - 1) / 2], [0, 0, 1]])
+        errs.append(_ortho_error(H, K))
+    errs = np.array(errs)
+    best = float(errs.min())
+    flat = errs <= best + 0.002
+    f60 = (w / 2) / np.tan(np.radians(30))
+    if flat.sum() > 20:
+        f = float(fs[flat][np.argmin(np.abs(fs[flat] - f60))])
+    else:
+        f = float(fs[int(np.argmin(errs))])
+    return f, best
+
+
+def pose_from_homography(H: np.ndarray, K: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rotation vector and translation (mm) of a camera whose table-plane homography is ``H``."""
+    M = np.linalg.solve(K, H)
+    lam = 1.0 / np.linalg.norm(M[:, 0])
+    if (lam * M[:, 2])[2] < 0:
+        lam = -lam
+    r1, r2, t = lam * M[:, 0], lam * M[:, 1], lam * M[:, 2]
+    R = np.c_[r1, r2, np.cross(r1, r2)]
+    U, _, Vt = np.linalg.svd(R)
+    R = U @ Vt
+    if np.linalg.det(R) < 0:
+        R = U @ np.diag([1, 1, -1]) @ Vt
+    return cv2.Rodrigues(R)[0].ravel(), t
