@@ -1,0 +1,97 @@
+"""End to end on the sample clips: the whole pipeline (calibration from the video, detection,
+colour, tracking, shots, referee) against the truth, and its speed beside decode-only speed of
+the same clip, measured in one run. Prints a table.
+
+    python scripts/bench_e2e.py                  # every sample clip
+    python scripts/bench_e2e.py in_off break_off # some
+    python scripts/bench_e2e.py --overlay        # also draw and encode the overlay video
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from calibration.find import calibrate_video
+from tracker.pipeline import Pipeline, file_frames
+from tracker.sim.truth import read_truth
+from tracker.track_command import make_detect
+from tracker.video import read_frames
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_videos"
+
+
+def decode_fps(path: Path) -> float:
+    t0 = time.perf_counter()
+    n = sum(1 for _ in read_frames(path))
+    return n / (time.perf_counter() - t0)
+
+
+def run_clip(path: Path, overlay: bool) -> dict:
+    meta, _ = read_truth(path)
+    t0 = time.perf_counter()
+    cal = calibrate_video(path)
+    t_cal = time.perf_counter() - t0
+    pipe = Pipeline(cal, make_detect(cal), players=tuple(meta["players"]))
+    for rec in meta.get("prelude", []):
+        pipe.referee.feed(rec)
+    frames, fps, _ = file_frames(path)
+    events, n = [], 0
+    writer = None
+    if overlay:
+        from tracker.outputs.overlay import Scoreboard, draw_overlay
+        from tracker.video import VideoWriter
+
+        tmp = Path(tempfile.mkdtemp()) / "overlay.mp4"
+        writer = VideoWriter(tmp, cal.image_size, fps)
+        board = Scoreboard(players=tuple(meta["players"]))
+    t0 = time.perf_counter()
+    for frame in frames:
+        res = pipe.process(frame)
+        events += res.events
+        if writer is not None:
+            for e in res.events:
+                if e["type"] == "score":
+                    board = Scoreboard.from_score_event(e, meta["players"])
+            writer.write(draw_overlay(frame.image.copy(), board))
+        n += 1
+    elapsed = time.perf_counter() - t0
+    if writer is not None:
+        writer.close()
+    scores = [e for e in events if e["type"] == "score"]
+    final = scores[-1]["score"] if scores else [0, 0]
+    pots = [(e["class"], e["pocket"]) for e in events if e["type"] == "pot"]
+    true_pots = [(e["class"], e["pocket"]) for e in meta["events"] if e["type"] == "pot"]
+    shots = [(e["first_contact"], e["potted"], e["cue_potted"]) for e in events
+             if e["type"] == "shot_end"]
+    true_shots = [(s["first_contact"], s["potted"], s["cue_potted"]) for s in meta["shots"]]
+    return {"clip": path.stem, "size": f"{meta['image_size'][0]}x{meta['image_size'][1]}",
+            "cal_s": t_cal, "cal_mm": cal.reprojection_error_mm, "fps": n / elapsed,
+            "decode_fps": decode_fps(path), "score": final, "true_score": meta["final_score"],
+            "pots_ok": pots == true_pots, "shots_ok": shots == true_shots}
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("clips", nargs="*")
+    p.add_argument("--overlay", action="store_true")
+    args = p.parse_args(argv)
+    paths = [SAMPLES / f"{c}.mp4" for c in args.clips] or sorted(SAMPLES.glob("[!.]*.mp4"))
+    print(f"{'clip':<18} {'size':>10} {'calib s':>8} {'calib mm':>9} {'pipeline fps':>13} "
+          f"{'decode fps':>11} {'score':>9} {'truth':>9} {'pots':>5} {'shots':>6}")
+    right = 0
+    for path in paths:
+        r = run_clip(path, args.overlay)
+        ok = r["score"] == r["true_score"]
+        right += ok
+        print(f"{r['clip']:<18} {r['size']:>10} {r['cal_s']:>8.2f} {r['cal_mm']:>9.2f} "
+              f"{r['fps']:>13.1f} {r['decode_fps']:>11.1f} {str(r['score']):>9} "
+              f"{str(r['true_score']):>9} {'ok' if r['pots_ok'] else 'WRONG':>5} "
+              f"{'ok' if r['shots_ok'] else 'WRONG':>6}", flush=True)
+    print(f"final score right on {right} of {len(paths)} clips")
+
+
+if __name__ == "__main__":
+    main()
