@@ -86,6 +86,9 @@ def run(args: argparse.Namespace) -> int:
     if not live and not Path(source).exists():
         raise InputError(f"{source}: no such file")
     events_path = Path(args.events or f"{Path(source).stem if not live else 'live'}.events.jsonl")
+    for out in (events_path, args.tracks, args.overlay):
+        if out:
+            Path(out).parent.mkdir(parents=True, exist_ok=True)
     cal = _calibrate(args, source)
     pipe = Pipeline(cal, make_detect(cal), players=tuple(args.players), reds=args.reds)
     skip_to = -1

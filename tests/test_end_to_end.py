@@ -1,0 +1,35 @@
+"""The README's main job, end to end through the command line, on a bundled sample clip."""
+
+import json
+from pathlib import Path
+
+from tracker.cli import main
+from tracker.sim.truth import read_truth
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_videos"
+
+
+def test_track_then_report(tmp_path, capsys):
+    clip = SAMPLES / "in_off.mp4"
+    events, tracks = tmp_path / "out" / "e.jsonl", tmp_path / "out" / "t.csv"
+    overlay, report = tmp_path / "out" / "o.mp4", tmp_path / "r.html"
+    assert main(["track", str(clip), "--events", str(events), "--tracks", str(tracks),
+                 "--overlay", str(overlay), "--quiet"]) == 0
+    log = [json.loads(line) for line in events.read_text().splitlines()]
+    meta, _ = read_truth(clip)
+    scores = [e for e in log if e["type"] == "score"]
+    assert scores[-1]["score"] == meta["final_score"] == [0, 4]
+    assert scores[-1]["foul"]["reason"] == "in_off"
+    pot_classes = sorted(e["class"] for e in log if e["type"] == "pot")
+    assert pot_classes == ["red", "white"]
+    header = tracks.read_text().splitlines()[0]
+    assert header == "frame,t,track_id,ball,x_mm,y_mm,x_px,y_px,state"
+    assert overlay.stat().st_size > 10_000
+    assert main(["report", str(events), "--tracks", str(tracks), "-o", str(report)]) == 0
+    assert "<svg" in report.read_text()
+
+
+def test_track_missing_file_is_one_line(capsys):
+    assert main(["track", "/nonexistent/clip.mp4", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "clip.mp4" in err
