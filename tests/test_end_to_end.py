@@ -33,3 +33,25 @@ def test_track_missing_file_is_one_line(capsys):
     assert main(["track", "/nonexistent/clip.mp4", "--quiet"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "clip.mp4" in err
+
+
+def test_killed_and_resumed_run_gives_the_same_score(tmp_path):
+    """Events are flushed one by one, so a killed run leaves its log up to the last event plus
+    at most a torn line; such a log is cut here from an uninterrupted run's, then resumed."""
+    clip = SAMPLES / "broadcast.mp4"
+    full = tmp_path / "full.jsonl"
+    assert main(["track", str(clip), "--events", str(full), "--quiet"]) == 0
+    lines = full.read_text().splitlines()
+    events = [json.loads(line) for line in lines]
+    scores = [i for i, e in enumerate(events) if e["type"] == "score"]
+    assert len(scores) >= 2
+    # killed during the second shot: after its start, with half a line written
+    cut = next(i for i, e in enumerate(events) if i > scores[0] and e["type"] == "pot")
+    killed = tmp_path / "killed.jsonl"
+    killed.write_text("\n".join(lines[:cut]) + "\n" + lines[cut][: len(lines[cut]) // 2])
+    assert main(["track", str(clip), "--events", str(killed), "--resume", "--quiet"]) == 0
+    resumed = [json.loads(line) for line in killed.read_text().splitlines()]
+    final = [e for e in events if e["type"] == "score"][-1]
+    again = [e for e in resumed if e["type"] == "score"]
+    assert again[-1]["score"] == final["score"] and again[-1]["shot"] == final["shot"]
+    assert len(again) == len(scores)

@@ -73,6 +73,12 @@ class ShotTracker:
         self._shot: _Shot | None = None
         self._rest: dict[str, np.ndarray] = {}
 
+    def resume_after(self, shot_number: int) -> None:
+        """Number the next shot ``shot_number + 1`` (a match continued from its log)."""
+        if self._shot is not None:
+            raise RuntimeError("cannot renumber shots in the middle of a shot")
+        self._shots = int(shot_number)
+
     def update(self, state: TableState) -> list[dict]:
         cfg = self.config
         out: list[dict] = []

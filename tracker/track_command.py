@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +60,21 @@ def _calibrate(args, source: str) -> Calibration:
     return calibrate_video(source)
 
 
+def _cut_to_last_shot(path: Path, events: list[dict]) -> list[dict]:
+    """A shot in progress when a run stopped is tracked again from its start: the log is cut
+    back to the end of the last finished shot (replaced atomically) and returned."""
+    from tracker.outputs.eventlog import EventLog
+
+    ends = [i for i, e in enumerate(events) if e["type"] in ("score", "frame_end")]
+    kept = events[: ends[-1] + 1] if ends else []
+    tmp = path.with_name(path.name + ".resume")
+    with EventLog(tmp, mode="w", sync="each") as log:
+        for e in kept:
+            log.write(e)
+    os.replace(tmp, path)
+    return kept
+
+
 def make_detect(cal: Calibration):
     """frame -> classified Detections, with the detector's cloth model adapting over frames."""
     from tracker.colour import ColourClassifier
@@ -93,9 +109,12 @@ def run(args: argparse.Namespace) -> int:
     pipe = Pipeline(cal, make_detect(cal), players=tuple(args.players), reds=args.reds)
     skip_to = -1
     if args.resume and events_path.exists():
-        resumed = resume_state(read_events(events_path))
-        pipe.referee = resumed.referee()
-        skip_to = resumed.last_frame
+        kept = _cut_to_last_shot(events_path, read_events(events_path))
+        if any(e["type"] == "score" for e in kept):
+            resumed = resume_state(kept)
+            pipe.referee = resumed.referee()
+            pipe.shots.resume_after(resumed.last_shot)
+            skip_to = resumed.last_frame
     if live:
         src = LiveSource(source)
         frames, fps, total = src.frames(), src.fps, 0
