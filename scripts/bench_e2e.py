@@ -14,6 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from calibration.errors import InputError
 from calibration.find import calibrate_video
 from tracker.pipeline import Pipeline, file_frames
 from tracker.sim.truth import read_truth
@@ -83,7 +84,11 @@ def main(argv=None) -> None:
           f"{'decode fps':>11} {'score':>9} {'truth':>9} {'pots':>5} {'shots':>6}")
     right = 0
     for path in paths:
-        r = run_clip(path, args.overlay)
+        try:
+            r = run_clip(path, args.overlay)
+        except InputError as exc:
+            print(f"{path.stem:<18} failed: {exc}", flush=True)
+            continue
         ok = r["score"] == r["true_score"]
         right += ok
         print(f"{r['clip']:<18} {r['size']:>10} {r['cal_s']:>8.2f} {r['cal_mm']:>9.2f} "
