@@ -56,7 +56,8 @@ def find_ridges(gray: np.ndarray, points_px: np.ndarray, normals: np.ndarray,
 def find_first_edges(gray: np.ndarray, cloth: np.ndarray, points_px: np.ndarray,
                      normals: np.ndarray, radius_px: np.ndarray, floor: float,
                      margin_px: float, band_px: np.ndarray | float = 0.0,
-                     relative: float = 0.0, step_px: float = 0.5
+                     relative: float = 0.0, step_px: float = 0.5,
+                     fine: np.ndarray | None = None, snap_px: float = 0.0
                      ) -> tuple[np.ndarray, np.ndarray]:
     """The cushion nose met walking outwards from the cloth along each inward ``normal``.
 
@@ -67,7 +68,10 @@ def find_first_edges(gray: np.ndarray, cloth: np.ndarray, points_px: np.ndarray,
     edge against a graphic or the floor does not set the bar). With ``band_px`` > 0,
     when that edge darkens outwards and a brightening edge follows within ``band_px`` further
     out, the pair is the shadowed crease at the foot of the cushion face and the outer edge is
-    returned. Returns (offset_px (N,), strength (N,); strength 0 where none)."""
+    returned. With ``fine`` (h, w) float32, the same image less smoothed, the edge found in
+    ``gray`` is then looked for again in ``fine`` within +-``snap_px`` of it: smoothing moves an
+    edge towards a dark crease or a lit nose beside it.
+    Returns (offset_px (N,), strength (N,); strength 0 where none)."""
     rmax = float(np.max(radius_px))
     k = max(1, int(round(margin_px / step_px)))
     off = np.arange(-rmax, rmax + (2 * k + 0.5) * step_px, step_px)
@@ -108,4 +112,11 @@ def find_first_edges(gray: np.ndarray, cloth: np.ndarray, points_px: np.ndarray,
     idx = np.where(has_outer & has, idx_outer, idx)
     strength = np.where(has, deriv[rows, idx], 0.0)
     pos = _subpixel(deriv, idx)
-    return np.interp(pos, np.arange(n), off), strength
+    offset = np.interp(pos, np.arange(n), off)
+    if fine is not None and snap_px > 0:
+        pts = np.asarray(points_px, float) + offset[:, None] * np.asarray(normals, float)
+        again, found = find_first_edges(fine, cloth, pts, normals, np.full(len(pts), snap_px),
+                                        floor, margin_px, band_px, relative, step_px)
+        offset = np.where((found > 0) & (strength > 0), offset + again, offset)
+    return offset, strength
+

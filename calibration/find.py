@@ -3,12 +3,13 @@
 Stages: the cloth's colour and outline (``cloth``); a first camera from the outline's four
 corners; the cushions found as sub-pixel edges along their projected lines, walking out from
 the cloth (an edge counts only with cloth on its inner side, so pockets, balls, hands, cues and
-graphics drop out), fitted with a robust loss, focal length and one radial term free; the baulk
-end chosen by where the baulk line and the D are (else by the yellow and black on their spots,
-else the end away from the camera, as in broadcast footage); a last fit of every landmark
-(cushions, baulk line, D). The cushions' visible edge is fitted both as the nose and as the
-foot of the undercut face where that shows, and the fit that agrees better with the painted
-lines is kept.
+graphics drop out) and placed in a lightly smoothed copy of the image (the smoothing that keeps
+codec blocks out moves them), fitted with a robust loss, focal length and radial distortion free
+(a second radial term where the lens bends clearly); the baulk end chosen by where the baulk
+line and the D are (else by the yellow and black on their spots, else the end away from the
+camera, as in broadcast footage); a last fit of every landmark (cushions, baulk line, D). The
+cushions' visible edge is fitted both as the nose and as the foot of the undercut face where
+that shows, and the fit that agrees better with the painted lines is kept.
 """
 
 from __future__ import annotations
@@ -58,6 +59,12 @@ CUSHION_UNDERCUT_MM = 6.0
 # cloth shows sensor grain (sharp, uncompressed frames), heavier on codec-smoothed video whose
 # block edges would otherwise pass for cushion edges.
 EDGE_BLUR_PX = (0.4, 1.0)
+# The edges' positions are then read in the grey image smoothed only this much (Gaussian sigma,
+# px), within this distance (px) of where the smoothed image puts them: heavier smoothing moves
+# a cushion edge towards the dark crease or the lit nose beside it (about 2 mm RMS on the table
+# per px of sigma at 1080p overhead).
+FINE_BLUR_PX = 0.4
+EDGE_SNAP_PX = 1.5
 # 90th percentile of |grey - 3x3 mean| on the cloth below which a frame counts as codec-smoothed.
 SMOOTH_CLOTH_GRAIN = 1.0
 # A nose edge is at least this share of the strongest cloth-to-cloth edge across the cushion.
@@ -186,7 +193,8 @@ def _visible_edges(model: CameraModel, table: SnookerTableSpec, undercut: bool
     return out
 
 
-def _nose_observations(model, gray, valid, table, radius_mm, samples, undercut, margin=2.0):
+def _nose_observations(model, gray, valid, table, radius_mm, samples, undercut, margin=2.0,
+                       fine=None):
     pts3, inward, names = samples
     edges = _visible_edges(model, table, undercut)
     shift = np.array([edges[c][0] for c in names])
@@ -201,7 +209,8 @@ def _nose_observations(model, gray, valid, table, radius_mm, samples, undercut, 
         off, strength = find_first_edges(gray, valid, a[sel], n_img[sel], radius[sel],
                                          floor=NOSE_EDGE_FLOOR, margin_px=margin,
                                          band_px=np.clip(NOSE_SHADOW_MM * s[sel], 2.0, 10.0),
-                                         relative=NOSE_RELATIVE)
+                                         relative=NOSE_RELATIVE, fine=fine,
+                                         snap_px=EDGE_SNAP_PX)
         good = strength > 0.0
         support[side] = float(good.mean())
         edge = a[sel] + off[:, None] * n_img[sel]
@@ -211,7 +220,7 @@ def _nose_observations(model, gray, valid, table, radius_mm, samples, undercut, 
             lift, height = edges[cushion]
             obs.add_line(edge[m], (*(np.asarray(ca) + lift), height),
                          (*(np.asarray(cb) + lift), height), f"cushion_{cushion}")
-    return obs, support
+    return obs, support, _face_shown(edges)
 
 
 def _painted_samples(table: SnookerTableSpec, spacing_mm: float = 20.0):
@@ -341,7 +350,7 @@ def calibrate_image(
     source: str = "",
 ) -> Calibration:
     """Calibrate from one BGR image (h, w, 3). Given ``camera_matrix`` (and ``dist_coeffs``) the
-    intrinsics are kept; otherwise the focal length and one radial term are fitted.
+    intrinsics are kept; otherwise the focal length and radial distortion are fitted.
     Raises InputError when no whole table is found.
 
     The cushions are fitted twice, once with their visible edge taken at the nose everywhere
@@ -357,13 +366,15 @@ def calibrate_image(
     model = _initial_model(quad, cloth.outline_px, table, (w, h), camera_matrix,
                            dist_coeffs)
     _check_pose(model, table, what)
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    gray = cv2.GaussianBlur(gray, (0, 0), _edge_blur_px(gray, cloth.mask))
+    raw = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    blur = _edge_blur_px(raw, cloth.mask)
+    gray = cv2.GaussianBlur(raw, (0, 0), blur)
+    fine = cv2.GaussianBlur(raw, (0, 0), FINE_BLUR_PX) if blur > FINE_BLUR_PX else None
     best, error = None, None
     for undercut in (False, True):
         try:
             cal = _fit_table(image, gray, cloth, copy.deepcopy(model), table, source,
-                             undercut)
+                             undercut, fine)
         except InputError as exc:
             error = exc
             continue
@@ -382,7 +393,7 @@ def _agreement(cal: Calibration) -> tuple:
     return (f["baulk_found"], round(share, 1), -cal.reprojection_error_mm)
 
 
-def _fit_table(image, gray, cloth, model, table, source, undercut) -> Calibration:
+def _fit_table(image, gray, cloth, model, table, source, undercut, fine=None) -> Calibration:
     what = source or "the image"
     valid = (cloth.mask > 0).astype(np.float32)
     samples = _nose_samples(table)
@@ -392,8 +403,8 @@ def _fit_table(image, gray, cloth, model, table, source, undercut) -> Calibratio
     near_edge = _outline_on_frame(cloth, image.shape)
     first = ((200.0, 8.0),) if near_edge else ()
     for radius_mm, scale_px in first + ((90.0, 4.0), (35.0, 2.0), (14.0, 1.0)):
-        nose, support = _nose_observations(model, gray, valid, table, radius_mm, samples,
-                                           undercut)
+        nose, support, shown = _nose_observations(model, gray, valid, table, radius_mm,
+                                                  samples, undercut, fine=fine)
         if nose.count < 12:
             raise InputError(f"no table found: cushion edges not found in {what}")
         model = fit(model, nose, scale_px=scale_px, bend_px=0.2 if radius_mm > 50 else 2.0,
@@ -403,6 +414,9 @@ def _fit_table(image, gray, cloth, model, table, source, undercut) -> Calibratio
     # The lens's bending comes from the cushion lines: unless they show a clearly bent lens, the
     # painted lines then only move the pose and the focal length.
     model.fit_k1 = model.fit_k1 and _corner_bend_px(model) > CLEAR_BEND_PX
+    # A clearly bent lens gets the second radial term too: one term leaves the corners of a
+    # wide barrel lens many px out.
+    model.fit_k2 = model.fit_k1
     # The baulk end: the end whose baulk line and D are painted on the cloth.
     flipped = model.flipped(table.width_mm, table.length_mm)
     here = _painted_observations(model, gray, cloth.region, table, 150.0)
@@ -420,26 +434,41 @@ def _fit_table(image, gray, cloth, model, table, source, undercut) -> Calibratio
         end_from = "ball_colours" if by_colour else "camera_far_end"
     if turn:
         model = flipped
-        nose, support = _nose_observations(model, gray, valid, table, 14.0, samples,
-                                           undercut)
+        nose, support, shown = _nose_observations(model, gray, valid, table, 14.0, samples,
+                                                  undercut, fine=fine)
     line_frac = d_frac = 0.0
     obs = nose
     if baulk_found or by_colour:
         for radius_mm in (150.0, 40.0, 12.0):
             painted = _painted_observations(model, gray, cloth.region, table, radius_mm)[0]
             model = fit(model, _merge(nose, painted), scale_px=1.0, bend_px=BEND_PX, max_nfev=30)
-        nose, support = _nose_observations(model, gray, valid, table, 14.0, samples,
-                                           undercut)
+        nose, support, shown = _nose_observations(model, gray, valid, table, 14.0, samples,
+                                                  undercut, fine=fine)
         painted, _, line_frac, d_frac = _painted_observations(model, gray, cloth.region, table,
                                                               6.0)
         obs = _merge(nose, painted)
     model = fit(model, obs, scale_px=0.75, bend_px=BEND_PX)
+    # Which cushions show their undercut face depends on where the camera is: once the fit has
+    # moved it across that line for a cushion, its edges are found and fitted again.
+    for _ in range(2):
+        if _face_shown(_visible_edges(model, table, undercut)) == shown:
+            break
+        nose, support, shown = _nose_observations(model, gray, valid, table, 14.0, samples,
+                                                  undercut, fine=fine)
+        obs = _merge(nose, painted) if baulk_found or by_colour else nose
+        model = fit(model, obs, scale_px=0.75, bend_px=BEND_PX)
     _check_pose(model, table, what)
     cal = _finish(image, model, obs, support, table, source,
                   {"baulk_line": line_frac, "d": d_frac}, baulk_found)
     cal.landmarks["_features"]["cushion_edge"] = "undercut_foot" if undercut else "nose"
     cal.landmarks["_features"]["baulk_end_from"] = end_from
     return cal
+
+
+def _face_shown(edges: dict) -> tuple:
+    """The cushions whose visible edge ``edges`` (from ``_visible_edges``) puts at the foot of
+    the undercut face."""
+    return tuple(name for name, (_, height) in edges.items() if height == 0.0)
 
 
 def _outline_on_frame(cloth, shape) -> bool:
@@ -456,7 +485,7 @@ def _edge_blur_px(gray: np.ndarray, cloth_mask: np.ndarray) -> float:
 
 
 def _corner_bend_px(model: CameraModel) -> float:
-    """Shift (px) the radial term makes at the image corner."""
+    """Shift (px) the first radial term makes at the image corner."""
     w, h = model.image_size
     rc = 0.5 * math.hypot(w, h) / model.K[0, 0]
     return abs(model.k1) * rc**3 * model.K[0, 0]

@@ -4,7 +4,7 @@
 the calibration puts them (a few thousand pixels, well under a millisecond at 1080p), compares
 them with the profiles of the first frame it was given, and measures per cushion side how far
 the edges have slid. The camera has moved when a side's edges slid more than ``drift_px`` or
-three sides no longer match; when that holds for ``patience`` checks in a row the table
+two sides no longer match; when that holds for ``patience`` checks in a row the table
 is found again from scratch.
 """
 
@@ -93,7 +93,7 @@ class CalibrationMonitor:
     def side_shifts(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """How far (px, along the inward normal) each side's edges moved since the reference
         frame, and the share of that side's samples that still match it (a player or a cue
-        over a cushion hides some): (4,), (4,)."""
+        over a cushion hides some; NaN for a side with no edge to follow): (4,), (4,)."""
         d = self._edges(frame)
         if self._reference is None:
             self._reference = d
@@ -122,7 +122,8 @@ class CalibrationMonitor:
         for side in range(len(_SIDES)):
             sel = (self._side == side) & textured
             ok = sel & good
-            share[side] = ok.sum() / max(1, sel.sum())
+            # a side with no edge to follow (hidden or out of the picture) says nothing
+            share[side] = ok.sum() / sel.sum() if sel.any() else np.nan
             if ok.any():
                 shifts[side] = float(np.median(lag_px[ok]))
         return shifts, share
@@ -134,7 +135,9 @@ class CalibrationMonitor:
         self.last_shift_px = shifts
         moved = (np.abs(shifts) > self.drift_px) & (match > 0.3)
         lost = match < 0.2
-        if not moved.any() and lost.sum() < 3:
+        # two sides lost at once: a shift along them larger than the search (one player hides
+        # at most one side's worth of edges)
+        if not moved.any() and lost.sum() < 2:
             self._strikes = 0
             return True
         self._strikes += 1

@@ -1,10 +1,12 @@
 """Benchmark the automatic calibration: one row per source with success, errors and time.
 
-Sources: the three synthetic reference views (with the table-plane error against the true
-camera) and, when ``../shared/realdata/snooker-broadcast`` exists, every Task1 still and every
-Task2/Task3 clip. ``--show DIR`` also writes each overlay there as PNG.
+Sources: the three synthetic reference views and every sample clip in ``sample_videos/`` (both
+with the table-plane error against the true camera), and, when
+``../shared/realdata/snooker-broadcast`` exists, every Task1 still and every Task2/Task3 clip.
+``--show DIR`` also writes each overlay there as PNG.
 
-    python scripts/bench_calibration.py [--realdata DIR] [--only synthetic|stills|clips]
+    python scripts/bench_calibration.py [--realdata DIR] [--only synthetic|samples|stills|clips]
+    python scripts/bench_calibration.py --samples [CLIP ...]    # just the sample clips
 """
 
 from __future__ import annotations
@@ -20,11 +22,15 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from calibration.camera import Camera  # noqa: E402
 from calibration.draw import draw  # noqa: E402
 from calibration.errors import InputError  # noqa: E402
 from calibration.find import calibrate_image, calibrate_source, read_image  # noqa: E402
 from calibration.specs import SNOOKER  # noqa: E402
 from calibration.synthetic import render_table, scene_balls, scene_cameras  # noqa: E402
+from tracker.sim.truth import read_truth  # noqa: E402
+
+SAMPLES = ROOT / "sample_videos"
 
 
 def plane_error_mm(cal, camera) -> tuple[float, float]:
@@ -50,9 +56,13 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--realdata", type=Path,
                         default=ROOT / ".." / "shared" / "realdata" / "snooker-broadcast")
-    parser.add_argument("--only", choices=("synthetic", "stills", "clips"))
+    parser.add_argument("--only", choices=("synthetic", "samples", "stills", "clips"))
+    parser.add_argument("--samples", nargs="*", metavar="CLIP",
+                        help="only the sample clips (all, or those named)")
     parser.add_argument("--show", type=Path, help="directory for overlay PNGs")
     args = parser.parse_args(argv)
+    if args.samples is not None:
+        args.only = "samples"
     if args.show:
         args.show.mkdir(parents=True, exist_ok=True)
     print(f"{'source':<22} {'ok':<5} {'rms_mm':>8} {'max_mm':>8} {'baulk':>6} {'ms':>8} notes")
@@ -81,8 +91,30 @@ def main(argv=None) -> int:
             times.append(dt)
             if args.show:
                 cv2.imwrite(str(args.show / f"synthetic_{name}.png"), draw(image, cal))
+    if args.only in (None, "samples"):
+        clips = sorted(SAMPLES.glob("*.mp4"))
+        if args.samples:
+            clips = [p for p in clips if p.stem in args.samples]
+        for path in clips:
+            camera = Camera.from_dict(read_truth(path)[0]["camera"])
+            name = f"samples/{path.stem}"
+            t0 = time.perf_counter()
+            try:
+                cal, image = calibrate_source(path)
+            except InputError as exc:
+                row(name, False, seconds=time.perf_counter() - t0, note=str(exc))
+                tally("samples", False)
+                continue
+            dt = time.perf_counter() - t0
+            rms, worst = plane_error_mm(cal, camera)
+            row(name, True, cal, dt,
+                f"plane error vs true camera: {rms:.2f} mm RMS, {worst:.2f} mm max")
+            tally("samples", True)
+            times.append(dt)
+            if args.show:
+                cv2.imwrite(str(args.show / f"sample_{path.stem}.png"), draw(image, cal))
     sources = []
-    if args.realdata.is_dir():
+    if args.realdata.is_dir() and args.only not in ("synthetic", "samples"):
         if args.only in (None, "stills"):
             stills = sorted((args.realdata / "Task1").glob("*.jpg"), key=lambda p: int(p.stem))
             sources += [("stills", p) for p in stills]

@@ -18,6 +18,7 @@ import numpy as np
 
 from calibration.calibrate import Calibration
 from calibration.errors import InputError
+from calibration.monitor import CalibrationMonitor
 from calibration.specs import SNOOKER, SnookerTableSpec
 from tracker.outputs.eventlog import record_event
 from tracker.referee.snooker import Referee
@@ -133,6 +134,11 @@ class Pipeline:
     and ``confidence`` (K,) (the detector and colour classifier). The referee is fed a
     ``frame_start`` for ``players`` and every finished shot; its results become ``score`` and
     ``frame_end`` events.
+
+    Every ``monitor_every`` frames (0: never) the cushion edges are checked against the
+    calibration; when the camera has been knocked the table is found again, ``rebuild`` makes a
+    new ``detect`` for the new calibration, and a ``calibrated`` event is emitted. Positions stay
+    in table mm, so the tracks go on through it.
     """
 
     calibration: Calibration
@@ -142,6 +148,8 @@ class Pipeline:
     tracker_config: TrackerConfig = field(default_factory=TrackerConfig)
     shot_config: ShotConfig = field(default_factory=ShotConfig)
     table: SnookerTableSpec = SNOOKER
+    monitor_every: int = 10
+    rebuild: Callable[[Calibration], Callable[[np.ndarray], object]] | None = None
 
     def __post_init__(self):
         self.tracker = BallTracker(self.tracker_config)
@@ -150,8 +158,27 @@ class Pipeline:
         self.frame_start = {"type": "frame_start", "players": list(self.players), "breaker": 0,
                             "reds": self.reds}
         self.referee.feed(self.frame_start)
-        self._camera = self.calibration.camera()
-        self._pockets_px = self.calibration.pockets_px()
+        self.monitor = CalibrationMonitor(self.calibration) if self.monitor_every > 0 else None
+        self._use(self.calibration)
+
+    def _use(self, calibration: Calibration) -> None:
+        self.calibration = calibration
+        self._camera = calibration.camera()
+        self._pockets_px = calibration.pockets_px()
+
+    def _check_camera(self, frame: Frame) -> list[dict]:
+        """The ``calibrated`` event when the camera was knocked and the table found again."""
+        if self.monitor is None or frame.index % self.monitor_every:
+            return []
+        found = self.monitor.check(frame.image)
+        if not isinstance(found, Calibration):
+            return []
+        self._use(found)
+        if self.rebuild is not None:
+            self.detect = self.rebuild(found)
+        return [{"type": "calibrated", "frame": frame.index, "t": frame.t,
+                 "reprojection_error_mm": found.reprojection_error_mm,
+                 "pockets_px": self._pockets_px, "reason": "camera moved"}]
 
     def start_events(self, frame: int = 0, t: float = 0.0) -> list[dict]:
         """What the log says before the first frame: the calibration and the frame set-up."""
@@ -161,10 +188,11 @@ class Pipeline:
                 record_event(self.frame_start, frame, t)]
 
     def process(self, frame: Frame) -> FrameResult:
+        recalibrated = self._check_camera(frame)
         det = self.detect(frame.image)
         state = self.tracker.update(frame.index, frame.t, np.asarray(det.xy_mm, float),
                                     np.asarray(det.cls, int), np.asarray(det.confidence, float))
-        events = []
+        events = recalibrated
         for e in state.events:
             e = dict(e)
             if e["type"] == "pot":

@@ -106,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
         if out:
             Path(out).parent.mkdir(parents=True, exist_ok=True)
     cal = _calibrate(args, source)
-    pipe = Pipeline(cal, make_detect(cal), players=tuple(args.players), reds=args.reds)
+    pipe = Pipeline(cal, make_detect(cal), players=tuple(args.players), reds=args.reds,
+                    rebuild=make_detect)
     skip_to = -1
     if args.resume and events_path.exists():
         kept = _cut_to_last_shot(events_path, read_events(events_path))

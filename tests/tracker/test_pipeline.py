@@ -41,7 +41,7 @@ def test_final_score_from_detections(name):
     meta, balls = read_truth(SAMPLES / f"{name}.mp4")
     cam = Camera.from_dict(meta["camera"])
     pipe = Pipeline(Calibration.from_camera(cam), truth_detector(balls),
-                    players=tuple(meta["players"]))
+                    players=tuple(meta["players"]), monitor_every=0)
     events = pipe.start_events()
     blank = np.zeros((2, 2, 3), np.uint8)
     for k, t in enumerate(balls.t):
@@ -61,3 +61,34 @@ def meta_pocket_px(cam, pocket):
     from calibration.specs import SNOOKER
 
     return cam.project(np.array([[*SNOOKER.pockets[pocket].point_mm, 0.0]]))[0]
+
+
+def test_knocked_camera_is_recalibrated():
+    """Frames of a sample clip, then the same frames shifted 14 px as if the camera had been
+    knocked: the pipeline notices, finds the table again and says so."""
+    import cv2
+
+    from tracker.track_command import make_detect
+    from tracker.video import read_frames
+
+    clip = SAMPLES / "touching.mp4"
+    meta, _ = read_truth(clip)
+    cal = Calibration.from_camera(Camera.from_dict(meta["camera"]))
+    pipe = Pipeline(cal, make_detect(cal), monitor_every=2, rebuild=make_detect)
+    frames = []
+    for k, image in enumerate(read_frames(clip)):
+        frames.append(image)
+        if k == 11:
+            break
+    shift = np.float32([[1, 0, 14], [0, 1, 0]])
+    events = []
+    for k in range(40):
+        image = frames[k % 12]
+        if k >= 12:
+            image = cv2.warpAffine(image, shift, (image.shape[1], image.shape[0]))
+        events += pipe.process(Frame(k, k / meta["fps"], image)).events
+    recal = [e for e in events if e["type"] == "calibrated"]
+    assert len(recal) == 1 and recal[0]["frame"] >= 12
+    for name, (x, y) in cal.pockets_px().items():
+        nx, ny = recal[0]["pockets_px"][name]
+        assert abs(nx - x - 14) < 2.5 and abs(ny - y) < 2.5, name
