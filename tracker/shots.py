@@ -1,7 +1,8 @@
 """Shots from the stream of table states: when a shot starts and ends, which ball the white
 touched first, what was potted or left the table; the facts the referee is fed.
 
-A shot starts when the white, at rest, is set moving (the cue struck it); the first object ball
+A shot starts when the white, at rest, is set moving (the cue struck it: it is away from its
+place at two sightings running, and the shot is dated at the first); the first object ball
 to leave its resting place after that was struck first (a ball only moves when something hits
 it, and the white is the only ball moving at the start); the shot ends when every ball on the
 table has been still for ``rest_s`` seconds.
@@ -25,7 +26,8 @@ class ShotConfig:
     compared (in a pack several move within a frame or two); pass_frac: how near (in ball
     diameters) the white's path must come to a resting ball's centre to have gone through or
     over it; still_mm_s: the speed below which a ball is still; rest_s: how long everything must
-    be still to end a shot."""
+    be still to end a shot; max_speed_mm_s: the fastest a ball goes (a break-off is ~8 m/s): a
+    step of the white faster than this is the tracker finding it again elsewhere, not a path."""
 
     start_mm: float = 8.0
     moved_mm: float = 6.0
@@ -34,10 +36,11 @@ class ShotConfig:
     decide_s: float = 0.25
     still_mm_s: float = 15.0
     rest_s: float = 0.6
+    max_speed_mm_s: float = 12000.0
 
     def __post_init__(self):
         for name in ("start_mm", "moved_mm", "onset_mm", "pass_frac", "decide_s", "still_mm_s",
-                     "rest_s"):
+                     "rest_s", "max_speed_mm_s"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"ShotConfig.{name} must be positive, got {getattr(self, name)}")
 
@@ -54,6 +57,7 @@ class _Shot:
     struck: set[str] = field(default_factory=set)
     first_struck_t: float | None = None
     white_xy: np.ndarray | None = None  # where the white was at the previous frame
+    white_t: float = 0.0  # and when
     passed: dict[str, tuple[int, float]] = field(default_factory=dict)  # id -> (frame, t)
     potted: list[str] = field(default_factory=list)
     cue_potted: bool = False
@@ -72,6 +76,8 @@ class ShotTracker:
         self._shots = 0
         self._shot: _Shot | None = None
         self._rest: dict[str, np.ndarray] = {}
+        # when and where the white was first seen away from its place
+        self._leaving: tuple[int, float, np.ndarray] | None = None
 
     def resume_after(self, shot_number: int) -> None:
         """Number the next shot ``shot_number + 1`` (a match continued from its log)."""
@@ -90,17 +96,26 @@ class ShotTracker:
             for i in np.flatnonzero(on):
                 if speed[i] < cfg.still_mm_s:
                     self._rest[ids[i]] = state.xy_mm[i].copy()
-            if "white" in ids:
-                w = state.index("white")
-                rest = self._rest.get("white")
-                if on[w] and rest is not None and np.hypot(*(state.xy_mm[w] - rest)) > \
-                        cfg.start_mm and state.state[w] == "seen":
-                    self._shots += 1
-                    self._shot = _Shot(self._shots, state.frame, state.t,
-                                       {k: v.copy() for k, v in self._rest.items()})
-                    out.append({"type": "shot_start", "frame": state.frame, "t": state.t,
-                                "shot": self._shots})
-            return out
+            if "white" not in ids:
+                return out
+            w = state.index("white")
+            rest = self._rest.get("white")
+            if not (on[w] and rest is not None and state.state[w] == "seen"
+                    and np.hypot(*(state.xy_mm[w] - rest)) > cfg.start_mm):
+                self._leaving = None
+                return out
+            if self._leaving is None:
+                # one frame away could be one bad detection (beside the cue, say): a struck
+                # white is still away at the next sighting
+                self._leaving = (state.frame, state.t, state.xy_mm[w].copy())
+                return out
+            frame, t, xy = self._leaving
+            self._leaving = None
+            self._shots += 1
+            self._shot = _Shot(self._shots, frame, t,
+                               {k: v.copy() for k, v in self._rest.items()}, white_xy=xy,
+                               white_t=t)
+            out.append({"type": "shot_start", "frame": frame, "t": t, "shot": self._shots})
         shot = self._shot
         for e in state.events:
             if e["type"] == "pot":
@@ -158,7 +173,8 @@ class ShotTracker:
     def _passes(self, state: TableState, shot: _Shot) -> None:
         """Balls at rest that the white's path went through: between two frames the white's
         centre came within ``pass_frac`` of a ball diameter of a resting ball's centre. If that
-        ball never moves, the white went over it (a jump)."""
+        ball never moves, the white went over it (a jump). A step no ball could make (the
+        tracker re-finding a lost white far away) is no path."""
         if "white" not in state.track_ids:
             return
         w = state.xy_mm[state.index("white")]
@@ -166,9 +182,12 @@ class ShotTracker:
             shot.white_xy = None
             return
         a = w if shot.white_xy is None else shot.white_xy
-        shot.white_xy = w.copy()
+        dt = state.t - shot.white_t
+        shot.white_xy, shot.white_t = w.copy(), state.t
         ab = w - a
         L2 = float(ab @ ab)
+        if L2 > (self.config.max_speed_mm_s * dt) ** 2:
+            return
         reach = self.config.pass_frac * self.table_ball_diameter_mm
         for tid, rest in shot.rest_xy.items():
             if tid == "white" or tid in shot.passed:

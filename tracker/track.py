@@ -12,6 +12,8 @@ where no track expected it is a lost red (the likeliest one; one missed only a m
 within its gate), and a new number is given only while fewer reds than racked are known.
 
 Association, per frame:
+0. detections nearer each other than ``merge_frac`` of a ball diameter are one ball (two balls
+   cannot overlap) and are merged;
 1. every active track is predicted to the frame's time;
 2. gated Hungarian assignment of detections to tracks, the cost being the negative log
    likelihood of the detection under the track's predicted measurement (Mahalanobis distance
@@ -31,8 +33,11 @@ Association, per frame:
 
 Balls leave play: a moving ball that vanishes within reach of a pocket and heading into its fall
 circle is ``potted`` there; one that vanishes over a cushion away from the pockets (only an
-airborne ball can) is ``off_table``; any other vanishing ball is hidden (``predicted``): at rest
-it stays exactly where it was, moving it coasts (rolling resistance, cushions) and comes to rest.
+airborne ball can) is ``off_table``; any other vanishing ball, and one that vanishes while on
+top of another track (it followed a second detection of that ball), is hidden (``predicted``):
+at rest it stays exactly where it was, moving it coasts (rolling resistance, cushions) and comes
+to rest. A resting ball other than the white is set moving only when a moving ball came near
+it; a detection off its place otherwise is the detector's error.
 
 Events (dicts with ``type``, ``frame``, ``t`` of when it happened, ``ball`` (track id), ``class``),
 emitted once certain, which may be a few frames later: ``pot`` (+ ``pocket``; the caller adds
@@ -153,6 +158,12 @@ class TrackerConfig:
     # mm: a ball that vanished away from the pockets and would have been this far past where a
     # cushion stops it by the next frame has left the table (flown over the cushion).
     off_edge_mm: float = 20.0
+    # Ball diameters: two tracks whose centres are nearer than this follow one ball (two balls
+    # cannot overlap; a blurred ball is often detected twice, at both ends of its streak), and
+    # the one that vanishes was the double: it is hidden, never potted or off the table.
+    double_frac: float = 0.85
+    # Ball diameters: detections nearer each other than this are one ball seen twice.
+    merge_frac: float = 0.6
     # s: a ball unseen this long may have been struck while hidden and turn up anywhere.
     lost_after_s: float = 0.5
     # mm: largest position uncertainty a coasting ball keeps (std).
@@ -407,6 +418,7 @@ class _Track:
     gone_frame: int = 0  # first frame the ball was missed, and its time
     gone_t: float = 0.0
     judged: bool = False  # whether its vanishing was judged (potted, off the table or hidden)
+    doubled_frame: int = -1  # last frame it was seen on top of another seen track
     speeds: list[tuple[float, float]] = field(default_factory=list)  # recent (t s, mm/s)
 
     @property
@@ -484,6 +496,7 @@ class BallTracker:
         self._fall_r = np.array([p.fall_radius_mm for p in pk.values()])
         self._r = table.ball_radius_mm
         self._events: list[dict] = []
+        self._free: set[int] = set()  # resting tracks that may be set moving this frame
 
     # -- the public step ---------------------------------------------------------------------------
     def update(self, frame_index: int, t: float, detections_mm, classes, confidences
@@ -509,7 +522,7 @@ class BallTracker:
         if self._t is not None and t <= self._t:
             raise ValueError(f"BallTracker.update: time must increase, got {t} after {self._t}")
         finite = np.isfinite(z).all(axis=1)
-        z, cls, conf = z[finite], cls[finite], np.clip(conf[finite], 0.0, 1.0)
+        z, cls, conf = self._merge_doubles(z[finite], cls[finite], np.clip(conf[finite], 0.0, 1.0))
         dt = None if self._t is None else t - self._t
         if self._first_frame is None:
             self._first_frame = frame_index
@@ -527,6 +540,7 @@ class BallTracker:
         matched: set[int] = set()
         # Pass 1: gated likelihood assignment.
         pairs, d2 = self._assign_gated(active, z, cls, conf)
+        self._free = self._may_move(active, t)
         for i, j in pairs:
             self._measure(active[i], z[j], cls[j], conf[j], d2[i, j], t, frame_index)
             used[j] = True
@@ -549,6 +563,7 @@ class BallTracker:
         for i, tr in enumerate(active):
             if i not in matched:
                 self._missed(tr, t, frame_index)
+        self._mark_doubles(frame_index)
         self._candidates_step(z[~used], cls[~used], conf[~used], t, frame_index)
         self._relabel(t, frame_index)
         return self._state(frame_index, t)
@@ -561,6 +576,47 @@ class BallTracker:
                              "detect with a calibration")
         return self.update(frame_index, t, detections.xy_mm, detections.cls,
                            detections.confidence)
+
+    def _merge_doubles(self, z: np.ndarray, cls: np.ndarray, conf: np.ndarray):
+        """Detections nearer each other than merge_frac of a ball diameter are one ball seen
+        twice (two balls cannot overlap; a detector splits a ball in pieces around its centre,
+        or a blurred one at both ends of its streak): each group, gathered round its most
+        confident detection, becomes one detection at the group's mean, with the group's class
+        and its best confidence, or no class (-1) when the pieces disagree on it.
+        (K, 2), (K,), (K,) -> the same, K' <= K."""
+        k = len(z)
+        if k < 2:
+            return z, cls, conf
+        reach = self.config.merge_frac * self.config.table.ball_diameter_mm
+        gap = np.hypot(*(z[:, None] - z[None]).transpose(2, 0, 1))
+        if not (gap[np.triu_indices(k, 1)] < reach).any():
+            return z, cls, conf
+        taken = np.zeros(k, bool)
+        out_z, out_c, out_p = [], [], []
+        for i in np.argsort(-conf, kind="stable"):
+            if taken[i]:
+                continue
+            group = np.flatnonzero(~taken & (gap[i] < reach))
+            taken[group] = True
+            out_z.append(z[group].mean(axis=0))
+            votes = np.zeros(N_CLASSES)
+            for j in group:
+                if cls[j] >= 0:
+                    votes[cls[j]] += conf[j]
+            known = cls[group][cls[group] >= 0]
+            if len(set(known.tolist())) > 1:
+                # pieces of one ball disagreeing on its colour say nothing sure about it
+                out_c.append(-1)
+                out_p.append(float(conf[group].max()))
+            elif votes.max() > 0:
+                best = int(np.argmax(votes))
+                out_c.append(best)
+                out_p.append(float(conf[group][cls[group] == best].max()))
+            else:
+                out_c.append(-1)
+                out_p.append(float(conf[group].max()))
+        return (np.array(out_z).reshape(-1, 2), np.array(out_c, np.int64),
+                np.array(out_p, float))
 
     # -- prediction --------------------------------------------------------------------------------
     def _predict(self, tr: _Track, m: MotionMatrices) -> None:
@@ -642,6 +698,17 @@ class BallTracker:
         unmatched = logdet + gate + self.config.unmatched_cost
         return _assign(np.where(gated, cost, _INFEASIBLE), unmatched), d2
 
+    def _may_move(self, tracks: list[_Track], t: float) -> set[int]:
+        """ids (``id()``) of the resting ``tracks`` whose ball can have been set moving since
+        the last frame (``_speed_bounds``): the white, or a ball a moving ball came near. Any
+        other resting ball detected off its place was detected badly (in pieces, or off its
+        centre beside a cue or a hand): it was not launched."""
+        resting = [tr for tr in tracks if not tr.moving]
+        if self._dt is None or not resting:
+            return {id(tr) for tr in resting}
+        bounds = self._speed_bounds(resting, t)
+        return {id(tr) for tr, b in zip(resting, bounds) if b > 0}
+
     def _speed_bounds(self, tracks: list[_Track], t: float) -> np.ndarray:
         """(N,) the fastest each track's ball can have gone since its last sighting (mm/s), 0
         when it cannot have moved. The cue can send the white at any speed; any other ball
@@ -710,7 +777,9 @@ class BallTracker:
                  frame: int) -> None:
         c, kf = self.config, tr.kf
         if not tr.moving:
-            if d2 > c.launch_chi2 or (d2 > c.restless_chi2 and tr.restless >= 1):
+            if d2 > c.restless_chi2 and id(tr) not in self._free:
+                tr.restless = 0  # nothing can have moved it: the detection is off, not the ball
+            elif d2 > c.launch_chi2 or (d2 > c.restless_chi2 and tr.restless >= 1):
                 self._relaunch(tr, z, t)
             elif d2 > c.restless_chi2:
                 tr.restless += 1  # hold the estimate until the next frame says which
@@ -789,6 +858,20 @@ class BallTracker:
         tr.anchor_t = self._t
 
     # -- leaving play ------------------------------------------------------------------------------
+    def _mark_doubles(self, frame: int) -> None:
+        """Note the seen tracks lying on top of another seen track this frame (centres nearer
+        than double_frac of a ball diameter): one of them follows a second detection of the
+        other's ball."""
+        seen = [tr for tr in self.tracks if tr.status == "seen" and tr.last_seen_frame == frame]
+        if len(seen) < 2:
+            return
+        xy = np.array([tr.kf.x[:2] for tr in seen])
+        gap = np.hypot(*(xy[:, None] - xy[None]).transpose(2, 0, 1))
+        np.fill_diagonal(gap, np.inf)
+        near = gap.min(axis=1) < self.config.double_frac * self.config.table.ball_diameter_mm
+        for tr in (tr for tr, n in zip(seen, near) if n):
+            tr.doubled_frame = frame
+
     def _missed(self, tr: _Track, t: float, frame: int) -> None:
         if tr.status == "seen":
             tr.gone_frame, tr.gone_t = frame, t
@@ -801,6 +884,8 @@ class BallTracker:
         tr.judged = True
         if np.hypot(*x[2:]) < self.config.rest_speed_mm_s:
             return
+        if tr.doubled_frame == tr.last_seen_frame:
+            return  # it was a double of the ball beside it, which is still there
         pocket = self._pocket_ahead(x[:2], x[2:])
         if pocket is not None:
             self._leave(tr, "potted", pocket)
