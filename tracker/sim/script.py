@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from calibration.specs import BALL_CLASSES, COLOURS, SNOOKER, SnookerTableSpec
+from calibration.specs import COLOURS, SNOOKER, SnookerTableSpec
 from tracker.sim.model import BallSet, BallState, Motion, Strike
 from tracker.sim.physics import PhysicsParams, simulate
 from tracker.sim.render import Capsule
@@ -490,4 +490,4 @@ def _player_at_table(white: np.ndarray, strike: Strike, t_strike: float,
     return parts
 
 
-__all__ = ["BALL_CLASSES", "Script", "Timeline", "layout", "standard_layout", "ball_id"]
+__all__ = ["Script", "Timeline", "layout", "standard_layout", "ball_id"]
