@@ -987,11 +987,22 @@ class BallTracker:
                 return
             if tr.status == "seen":
                 continue  # that ball is elsewhere: the votes' next class
+            if tr.status == "predicted" and not self._plausibly_found(tr, cd, t):
+                continue  # hidden a moment ago somewhere else: not this ball
             was = tr.status
             self._restart(tr, cd, t, frame)
             if was in ("potted", "off_table"):
                 self._placed(tr, cd, frame)
             return
+
+    def _plausibly_found(self, tr: _Track, cd: _Candidate, t: float) -> bool:
+        """Whether a hidden ball can be the candidate: within its gate, or unseen long enough
+        (lost_after_s) to have been struck while hidden."""
+        c = self.config
+        zhat, s = self._predicted_measurements([tr])
+        e = cd.xy - zhat[0]
+        d2 = float(e @ np.linalg.inv(s[0]) @ e)
+        return d2 <= c.gate_chi2 or t - tr.last_seen_t > c.lost_after_s
 
     def _confirm_red(self, cd: _Candidate, t: float, frame: int) -> bool:
         """A red turning up is a lost red (one unseen for lost_after_s may have been struck
