@@ -187,3 +187,14 @@ class Calibration:
         except json.JSONDecodeError as exc:
             raise InputError(f"calibration {path} is not JSON: {exc.msg}") from None
         return cls.from_dict(d, table)
+
+
+def plane_error_mm(cal: Calibration, camera: Camera) -> tuple[float, float]:
+    """RMS and max distance (mm) between true table points and where ``cal`` puts the pixels the
+    true ``camera`` sees them at, over a 12 x 24 grid on the playing area (for evaluation)."""
+    t = cal.table
+    xs, ys = np.meshgrid(np.linspace(0, t.width_mm, 12), np.linspace(0, t.length_mm, 24))
+    mm = np.c_[xs.ravel(), ys.ravel()]
+    px = camera.project(np.c_[mm, np.zeros(len(mm))])
+    e = np.hypot(*(cal.px_to_table(px) - mm).T)
+    return float(np.sqrt(np.mean(e**2))), float(e.max())

@@ -19,6 +19,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from calibration.calibrate import plane_error_mm
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -26,20 +28,12 @@ from calibration.camera import Camera  # noqa: E402
 from calibration.draw import draw  # noqa: E402
 from calibration.errors import InputError  # noqa: E402
 from calibration.find import calibrate_image, calibrate_source, read_image  # noqa: E402
-from calibration.specs import SNOOKER  # noqa: E402
 from calibration.synthetic import render_table, scene_balls, scene_cameras  # noqa: E402
 from tracker.sim.truth import read_truth  # noqa: E402
 
 SAMPLES = ROOT / "sample_videos"
 
 
-def plane_error_mm(cal, camera) -> tuple[float, float]:
-    xs, ys = np.meshgrid(np.linspace(0, SNOOKER.width_mm, 12),
-                         np.linspace(0, SNOOKER.length_mm, 24))
-    mm = np.c_[xs.ravel(), ys.ravel()]
-    px = camera.project(np.c_[mm, np.zeros(len(mm))])
-    e = np.hypot(*(cal.px_to_table(px) - mm).T)
-    return float(np.sqrt(np.mean(e**2))), float(e.max())
 
 
 def row(name, ok, cal=None, seconds=0.0, extra="", note=""):

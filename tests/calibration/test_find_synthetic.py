@@ -8,7 +8,7 @@ cushion of the broadcast view makes it the harder case there)."""
 import numpy as np
 import pytest
 
-from calibration.calibrate import Calibration
+from calibration.calibrate import plane_error_mm
 from calibration.errors import InputError
 from calibration.find import calibrate_image, calibrate_points
 from calibration.specs import SNOOKER
@@ -22,15 +22,6 @@ TARGETS = {"overhead": (1.0, 3.0), "tilted": (1.0, 3.0), "broadcast": (3.5, 8.0)
 FLAT_LIMITS = {"overhead": (1.0, 3.0), "tilted": (1.5, 3.0), "broadcast": (6.0, 12.0)}
 
 
-def plane_error_mm(cal: Calibration, camera) -> tuple[float, float]:
-    """RMS and max distance (mm) between true table points and where the calibration puts the
-    pixels the true camera sees them at, over a 12 x 24 grid on the playing area."""
-    xs, ys = np.meshgrid(np.linspace(0, SNOOKER.width_mm, 12),
-                         np.linspace(0, SNOOKER.length_mm, 24))
-    mm = np.c_[xs.ravel(), ys.ravel()]
-    px = camera.project(np.c_[mm, np.zeros(len(mm))])
-    e = np.hypot(*(cal.px_to_table(px) - mm).T)
-    return float(np.sqrt(np.mean(e**2))), float(e.max())
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from calibration.calibrate import plane_error_mm
 from calibration.camera import Camera
 from calibration.find import calibrate_video
 from calibration.specs import SNOOKER
@@ -23,15 +24,6 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
 TARGET_RMS_MM = {"touching": 1.0, "wrong_ball_first": 1.0, "double_kiss": 1.0, "broadcast": 3.0}
 
 
-def plane_error_mm(cal, camera: Camera) -> tuple[float, float]:
-    """RMS and max distance (mm) between true table points and where the calibration puts the
-    pixels the true camera sees them at, over a 12 x 24 grid on the playing area."""
-    xs, ys = np.meshgrid(np.linspace(0, SNOOKER.width_mm, 12),
-                         np.linspace(0, SNOOKER.length_mm, 24))
-    mm = np.c_[xs.ravel(), ys.ravel()]
-    px = camera.project(np.c_[mm, np.zeros(len(mm))])
-    e = np.hypot(*(cal.px_to_table(px) - mm).T)
-    return float(np.sqrt(np.mean(e**2))), float(e.max())
 
 
 @pytest.mark.parametrize("clip", list(TARGET_RMS_MM))
