@@ -19,11 +19,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.calibrate import plane_error_mm
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from calibration.calibrate import plane_error_mm  # noqa: E402
 from calibration.camera import Camera  # noqa: E402
 from calibration.draw import draw  # noqa: E402
 from calibration.errors import InputError  # noqa: E402
