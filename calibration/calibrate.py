@@ -180,13 +180,20 @@ class Calibration:
 
     @classmethod
     def load(cls, path, table: SnookerTableSpec = SNOOKER) -> Calibration:
-        try:
-            d = json.loads(Path(path).read_text())
-        except OSError as exc:
-            raise InputError(f"cannot read calibration {path}: {exc.strerror}") from None
-        except json.JSONDecodeError as exc:
-            raise InputError(f"calibration {path} is not JSON: {exc.msg}") from None
-        return cls.from_dict(d, table)
+        return cls.from_dict(read_json(path, "calibration"), table)
+
+
+def read_json(path, what: str) -> dict:
+    """A JSON object from a file; InputError naming ``what`` and the file when it cannot be."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except OSError as exc:
+        raise InputError(f"cannot read {what} {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{what} {path} is not JSON: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{what} {path} must hold a JSON object")
+    return data
 
 
 def plane_error_mm(cal: Calibration, camera: Camera) -> tuple[float, float]:

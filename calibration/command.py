@@ -10,6 +10,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from calibration.calibrate import read_json
 from calibration.errors import InputError
 
 
@@ -28,16 +29,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(k1 k2 p1 p2 k3) to use instead of estimating them")
 
 
-def _read_json(path: str, what: str) -> dict:
-    try:
-        data = json.loads(Path(path).read_text())
-    except OSError as exc:
-        raise InputError(f"cannot read {what} {path}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{what} {path} is not JSON: {exc.msg}") from None
-    if not isinstance(data, dict):
-        raise InputError(f"{what} {path} must hold a JSON object")
-    return data
 
 
 def _first_image(source: str) -> np.ndarray:
@@ -60,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         K = dist = None
         if args.intrinsics:
-            intr = _read_json(args.intrinsics, "intrinsics")
+            intr = read_json(args.intrinsics, "intrinsics")
             try:
                 K = np.array(intr["camera_matrix"], float).reshape(3, 3)
                 dist = np.array(intr.get("dist_coeffs", [0.0] * 5), float).ravel()
@@ -68,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
                 raise InputError(f"intrinsics {args.intrinsics} needs camera_matrix (3x3) and "
                                  "dist_coeffs") from None
         if args.points:
-            points = _read_json(args.points, "points file")
+            points = read_json(args.points, "points file")
             image = _first_image(args.source)
             h, w = image.shape[:2]
             cal = calibrate_points(points, (w, h), source=str(args.source))
