@@ -108,6 +108,10 @@ def _normals(model: CameraModel, pts3: np.ndarray, dir_mm: np.ndarray):
     return a, d / s[:, None], s
 
 
+# Views within this many degrees of straight down count as flat (see ``model.fit``).
+FLAT_TILT_DEG = 20.0
+
+
 def _initial_model(quad_px, outline_px, table, image_size, K_fixed, dist_fixed) -> CameraModel:
     """Camera from the cloth outline's corners, taken as the cushions' outer cloth edge. Of the
     four ways the corners can be matched to the table's, the one that is the view of a real
@@ -136,6 +140,10 @@ def _initial_model(quad_px, outline_px, table, image_size, K_fixed, dist_fixed) 
                         None if dist_fixed is None else np.asarray(dist_fixed, float),
                         fit_k1=K_fixed is None)
     model.rvec, model.tvec = pose_from_homography(H, model.K)
+    # looking about straight down, the picture leaves the focal length free: a 60 degree lens
+    R = cv2.Rodrigues(np.asarray(model.rvec, float).reshape(3, 1))[0]
+    if K_given is None and R[2, 2] < -np.cos(np.radians(FLAT_TILT_DEG)):
+        model.f_prior = (image_size[0] / 2) / np.tan(np.radians(30))
     obs = Observations()
     z = table.cushion_nose_height_mm + 7.0
     outline = np.asarray(outline_px, float).reshape(-1, 2)

@@ -83,7 +83,8 @@ class Observations:
 class CameraModel:
     """Free parameters of the fit. ``K`` fixed when intrinsics are given; otherwise the focal
     length is free with the principal point at the image centre. ``dist`` fixed when given;
-    otherwise ``k1`` is free when ``fit_k1`` and ``k2`` when ``fit_k2`` too."""
+    otherwise ``k1`` is free when ``fit_k1`` and ``k2`` when ``fit_k2`` too. ``f_prior``: the
+    focal length the fit leans to where the observations leave it free (see ``fit``)."""
 
     image_size: tuple[int, int]
     f: float
@@ -97,6 +98,7 @@ class CameraModel:
     fit_shift: bool = False
     k2: float = 0.0
     fit_k2: bool = False
+    f_prior: float | None = None
 
     @property
     def K(self) -> np.ndarray:
@@ -125,7 +127,7 @@ class CameraModel:
         t2 = R @ g + self.tvec
         return CameraModel(self.image_size, self.f, cv2.Rodrigues(R2)[0].ravel(), t2, self.k1,
                            self.K_fixed, self.dist_fixed, self.fit_k1, self.shift,
-                           self.fit_shift, self.k2, self.fit_k2)
+                           self.fit_shift, self.k2, self.fit_k2, self.f_prior)
 
     # -- parameter vector ---------------------------------------------------------------------
     def vector(self) -> np.ndarray:
@@ -152,7 +154,7 @@ class CameraModel:
         if self.K_fixed is None and self.fit_shift:
             shift = (float(rest[0]) * 100.0, float(rest[1]) * 100.0)
         return CameraModel(self.image_size, f, rvec, tvec, k1, self.K_fixed, self.dist_fixed,
-                           self.fit_k1, shift, self.fit_shift, k2, self.fit_k2)
+                           self.fit_k1, shift, self.fit_shift, k2, self.fit_k2, self.f_prior)
 
 
 def _project_pinhole(K, R, t, pts):
@@ -224,6 +226,10 @@ def residuals(model: CameraModel, obs: Observations, weighted: bool = True) -> n
     return np.concatenate(out) if out else np.zeros(0)
 
 
+# How far (a factor) the focal length may go from its prior for one residual's worth of cost.
+FOCAL_PRIOR = 1.3
+
+
 def fit(model: CameraModel, obs: Observations, scale_px: float = 1.5,
         bend_px: float = 2.0, shift_frac: float = 0.05,
         max_nfev: int = 60) -> CameraModel:
@@ -232,7 +238,14 @@ def fit(model: CameraModel, obs: Observations, scale_px: float = 1.5,
     Radial distortion is held back by a prior: the shift each term makes at the image corner
     counts as one residual of that many px over ``bend_px``, weighted as a tenth of the
     observations, so it only grows where the lines' bending demands it. A free principal point
-    is held likewise within about ``shift_frac`` of the image width of the centre."""
+    is held likewise within about ``shift_frac`` of the image width of the centre.
+
+    A camera looking straight down sees the table the same through a whole family of cameras
+    (focal length and height in proportion, k1 with the height squared): the table's picture
+    cannot tell them apart, while the balls' centres, a ball's radius above the cloth, land
+    millimetres apart between them. There the focal length leans to ``model.f_prior``: a change
+    by ``FOCAL_PRIOR`` times counts as one residual of ``scale_px``, weighted as a tenth of the
+    observations; a view in perspective fixes the focal length far more firmly."""
     free_k1 = model.dist_fixed is None and model.fit_k1
     w, h = model.image_size
     half_diag = 0.5 * float(np.hypot(w, h))
@@ -248,6 +261,8 @@ def fit(model: CameraModel, obs: Observations, scale_px: float = 1.5,
                 r = np.r_[r, weight * m.k2 * rc**5 * m.f / bend_px * scale_px]
         if m.K_fixed is None and m.fit_shift:
             r = np.r_[r, weight * np.asarray(m.shift) / (shift_frac * w) * scale_px]
+        if m.K_fixed is None and m.f_prior:
+            r = np.r_[r, weight * np.log(m.f / m.f_prior) / np.log(FOCAL_PRIOR) * scale_px]
         return r
 
     res = least_squares(fun, model.vector(), loss="soft_l1", f_scale=scale_px, x_scale="jac",
