@@ -292,6 +292,11 @@ class DetectorConfig:
     refine_iterations: centroid iterations at full resolution.
     edge_margin_mm: how far past the cushion noses a ball centre may be (balls in the jaws).
     max_spill: most not-cloth share of the ring just outside a ball (not a neighbour's).
+    incremental: between whole-table passes (one each ``relearn_every`` frames), look again
+    only where the picture changed since it was last looked at; elsewhere the balls found then
+    stand.
+    change_level: the change of a work-image pixel (8-bit, largest over B, G, R, averaged
+    over 3 x 3 pixels) that makes it be looked at again.
     """
 
     work_radius_px: float = 4.5
@@ -301,6 +306,8 @@ class DetectorConfig:
     refine_iterations: int = 3
     edge_margin_mm: float = 15.0
     max_spill: float = 0.35
+    incremental: bool = True
+    change_level: int = 10
 
 
 @dataclass
@@ -336,6 +343,9 @@ class BallDetector:
         # distance are off together (the homography can be right while the scale is not)
         self.radius_scale = 1.0
         self._radius_measured = False
+        # the last answer and the work image each part of it was found in
+        self._last: Detections | None = None
+        self._seen: np.ndarray | None = None
 
     @property
     def cloth(self) -> ClothModel | None:
@@ -346,6 +356,8 @@ class BallDetector:
         self._lut = None
         self.radius_scale = 1.0
         self._radius_measured = False
+        self._last = None
+        self._seen = None
 
     # -- precomputation -------------------------------------------------------------------------
     def _prepare(self, w: int, h: int) -> _Frame:
@@ -449,7 +461,10 @@ class BallDetector:
         return self._lut[lut_index(frame)]
 
     def detect(self, frame: np.ndarray) -> Detections:
-        """One BGR frame (H, W, 3) uint8 -> Detections (cls -1, lab set, xy_mm set)."""
+        """One BGR frame (H, W, 3) uint8 -> Detections (cls -1, lab set, xy_mm set).
+
+        A frame where nothing on the table changed since the last look returns the very same
+        ``Detections`` object."""
         if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
             raise ValueError(f"frame must be (H, W, 3) uint8, got {frame.shape} {frame.dtype}")
         h, w = frame.shape[:2]
@@ -460,21 +475,100 @@ class BallDetector:
         crop = frame[y0:y1, x0:x1]
         small = cv2.resize(crop, prep.work_size, interpolation=cv2.INTER_AREA) if f > 1 else crop
         self._frames_since_lut += 1
+        whole = (not cfg.incremental or self._last is None or self._seen is None)
         if self._lut is None or self._frames_since_lut >= cfg.relearn_every:
             self._learn_cloth(small, prep)
-        flat = _apply_gain(small, prep.grid["gain3"])
+            whole = True
+        window = (0, 0, small.shape[1], small.shape[0])
+        region = None
+        if not whole:
+            region = self._changed(small, prep)
+            if region is None:
+                return self._last
+            window = self._window(region, prep)
+        found = self._look(frame, small, prep, window, region)
+        if found is None:  # something changed reaches out of the window: the whole table
+            window, region = (0, 0, small.shape[1], small.shape[0]), None
+            found = self._look(frame, small, prep, window, region)
+        new, kept, claimed = found
+        if kept is None:
+            self._seen = small.copy()
+            result = new
+        else:
+            wx0, wy0, wx1, wy1 = window
+            np.copyto(self._seen[wy0:wy1, wx0:wx1], small[wy0:wy1, wx0:wx1],
+                      where=claimed[..., None])
+            result = _dedupe(_concat(kept, new))
+        self._last = result
+        return result
+
+    def _changed(self, small: np.ndarray, prep: _Frame) -> np.ndarray | None:
+        """(h, w) uint8 255 around the work-image pixels on the table that changed since they
+        were last looked at, or None when nothing did. A change is the largest of the B, G, R
+        differences averaged over 3 x 3 pixels (sensor and codec noise is not)."""
+        # the lamps' flicker and dimming change the whole picture alike
+        m = prep.mask[::4, ::4]
+        now, then = cv2.mean(small[::4, ::4], m)[:3], cv2.mean(self._seen[::4, ::4], m)[:3]
+        gain = sum(now) / max(sum(then), 1.0)
+        seen = self._seen if abs(gain - 1) < 0.01 else cv2.convertScaleAbs(self._seen, alpha=gain)
+        diff = cv2.absdiff(small, seen)
+        most = cv2.max(cv2.max(diff[..., 0], diff[..., 1]), diff[..., 2])
+        most = cv2.blur(most, (3, 3))
+        changed = cv2.compare(most, self.config.change_level, cv2.CMP_GE)
+        changed = cv2.bitwise_and(changed, prep.mask)
+        if not cv2.countNonZero(changed):
+            return None
+        g = prep.grid
+        if "typical_r" not in g:
+            g["typical_r"] = float(np.median(prep.radius[prep.mask > 0])) / g["factor"]
+        return cv2.dilate(changed, np.ones((5, 5), np.uint8))
+
+    @staticmethod
+    def _window(region: np.ndarray, prep: _Frame) -> tuple[int, int, int, int]:
+        """The work-image box (x0, y0, x1, y1) around ``region`` with room for a pack of balls
+        beside it."""
+        x, y, bw, bh = cv2.boundingRect(region)
+        m = int(np.ceil(8 * prep.grid["typical_r"]))
+        hh, ww = region.shape
+        return max(x - m, 0), max(y - m, 0), min(x + bw + m, ww), min(y + bh + m, hh)
+
+    def _look(self, frame: np.ndarray, small: np.ndarray, prep: _Frame,
+              window: tuple[int, int, int, int], region: np.ndarray | None):
+        """Balls in the work-image ``window`` (in the blobs that meet ``region``, or all):
+        (Detections, the balls of the last answer that stand (None without a ``region``), the
+        window's (h, w) bool of what was looked at), or None when a blob to be looked at is cut
+        by the window."""
+        cfg = self.config
+        x0, y0 = prep.roi[:2]
+        f = prep.grid["factor"]
+        wx0, wy0, wx1, wy1 = window
+        sub = (slice(wy0, wy1), slice(wx0, wx1))
+        flat = _apply_gain(small[sub], prep.grid["gain3"][sub])
         score = self._lut[lut_index(flat)]
         fg = cv2.compare(score, _FG_LEVEL, cv2.CMP_GE)
-        fg = cv2.bitwise_and(fg, prep.mask)
-
-        centres_w = self._candidates(fg, score, prep)
+        fg = cv2.bitwise_and(fg, prep.mask[sub])
+        found = self._candidates(fg, score, prep, window,
+                                 None if region is None else region[sub])
+        if found is None:
+            return None
+        centres_w, claimed = found
+        kept = None if region is None else self._kept(prep, window, claimed)
         if not len(centres_w):
-            return Detections.empty(with_mm=True)
+            return Detections.empty(with_mm=True), kept, claimed
         # work px -> full-res px
         cands = (centres_w + 0.5) * f - 0.5 + np.array([x0, y0])
+        n_new = len(cands)
+        if kept is not None and len(kept):
+            # balls that stand beside the new candidates share the refinement's cells
+            old = kept.xy_px
+            d = np.hypot(*(old[:, None] - cands[None]).transpose(2, 0, 1)).min(1)
+            cands = np.r_[cands, old[d < 3 * kept.r_px]]
         r_exp = self._radius_at(cands, prep)
         sil, cover, lab, ok = self._refine(frame, cands, r_exp, prep)
+        ok = ok & (np.arange(len(ok)) < n_new)
         sil, cover, lab, r_exp = sil[ok], cover[ok], lab[ok], r_exp[ok]
+        if not len(sil):
+            return Detections.empty(with_mm=True), kept, claimed
         xy = self.geometry.centre_px(sil, r_exp)
         mm = self.geometry.to_table(xy)
         r_exp = self._radius_at(xy, prep)
@@ -486,15 +580,33 @@ class BallDetector:
         conf = np.clip(cover, 0, 1)
         d = Detections(xy[keep], r_exp[keep], np.full(int(keep.sum()), -1), conf[keep], mm[keep],
                        lab[keep])
-        return _dedupe(d)
+        return _dedupe(d), kept, claimed
+
+    def _kept(self, prep: _Frame, window: tuple[int, int, int, int], claimed: np.ndarray
+              ) -> Detections:
+        """The balls of the last answer outside what was looked at again."""
+        last = self._last
+        if not len(last):
+            return last
+        x0, y0 = prep.roi[:2]
+        f = prep.grid["factor"]
+        w = np.rint((last.xy_px - [x0, y0] + 0.5) / f - 0.5).astype(int)
+        wx0, wy0, wx1, wy1 = window
+        inw = (w[:, 0] >= wx0) & (w[:, 0] < wx1) & (w[:, 1] >= wy0) & (w[:, 1] < wy1)
+        drop = np.zeros(len(last), bool)
+        drop[inw] = claimed[w[inw, 1] - wy0, w[inw, 0] - wx0]
+        return last[~drop]
 
     def _radius_at(self, xy_px: np.ndarray, prep: _Frame) -> np.ndarray:
         mm = self.geometry.to_table(xy_px)
         return self.geometry.radius_px(mm) * self.radius_scale
 
-    def _candidates(self, fg: np.ndarray, score: np.ndarray, prep: _Frame) -> np.ndarray:
-        """Ball candidates (K, 2) in work-image px from the not-cloth mask and score (work
-        image)."""
+    def _candidates(self, fg: np.ndarray, score: np.ndarray, prep: _Frame,
+                    window: tuple[int, int, int, int], region: np.ndarray | None):
+        """Ball candidates (K, 2) in work-image px from the not-cloth mask and score of the
+        work-image ``window`` (x0, y0, x1, y1), with the window's (h, w) bool of what was looked
+        at. With a ``region`` (the window's changed pixels) only the blobs meeting it are
+        looked at, and None is returned when one of them is cut by the window's edge."""
         f = prep.grid["factor"]
         g = prep.grid
         if "open_kernel" not in g:
@@ -503,9 +615,10 @@ class BallDetector:
             k = max(3, int(round(r_typ * 0.9)) | 1)
             g["open_kernel"] = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
             g["border"] = cv2.bitwise_not(prep.mask)
-            edge = cv2.dilate(g["border"], np.ones((3, 3), np.uint8)) & prep.mask
-            g["edge_idx"] = np.flatnonzero(edge.ravel())
-        border = g["border"]
+            g["edge"] = (cv2.dilate(g["border"], np.ones((3, 3), np.uint8)) & prep.mask) > 0
+        wx0, wy0, wx1, wy1 = window
+        sub = (slice(wy0, wy1), slice(wx0, wx1))
+        border = g["border"][sub]
         # pinholes closed first (a dark ball's highlight ring, compression noise)
         closed = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
         opened = cv2.morphologyEx(closed, cv2.MORPH_OPEN, g["open_kernel"])
@@ -514,13 +627,40 @@ class BallDetector:
         # what reaches in from outside the table area is judged whole, before the opening
         # cut it into ball-sized pieces (painted lines, a pixel or two wide, join nothing)
         joined = cv2.morphologyEx(closed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        nc, whole, wstats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
-        reaching = np.bincount(whole.ravel()[g["edge_idx"]], minlength=nc) > 0
-        reaching[0] = False
-        r_blob = prep.radius[cent[1:, 1].astype(int), cent[1:, 0].astype(int)] / f
+        edge = g["edge"][sub]
+        whole = None
+        if cv2.countNonZero(joined[edge]):
+            nc, whole, wstats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+            reaching = np.bincount(whole[edge], minlength=nc) > 0
+            reaching[0] = False
+        r_blob = prep.radius[sub][cent[1:, 1].astype(int), cent[1:, 0].astype(int)] / f
         strong = np.bincount(labels[score >= 2 * _FG_LEVEL], minlength=n)[1:]
-        self._measure_radius(stats[1:], r_blob, strong)
+        look = np.ones(n, bool)
+        if region is None:
+            self._measure_radius(stats[1:], r_blob, strong)
+            claimed = np.ones(fg.shape, bool)
+        else:
+            meets = region > 0
+            look = np.bincount(labels[meets], minlength=n) > 0
+            look[0] = False
+            claimed = meets | look[labels]
+            # the whole blobs of what is looked at must lie inside the window
+            comp, sel = labels, look
+            if whole is not None:
+                comp = whole
+                sel = np.zeros(nc, bool)
+                sel[whole[look[labels]]] = True
+                sel[0] = False
+            hh, ww = comp.shape
+            full_h, full_w = prep.mask.shape
+            edges = ([comp[0]] if wy0 > 0 else []) + ([comp[:, 0]] if wx0 > 0 else []) + (
+                [comp[hh - 1]] if wy1 < full_h else []) + ([comp[:, ww - 1]] if wx1 < full_w
+                                                           else [])
+            if edges and sel[np.concatenate(edges)].any():
+                return None
         for i in range(1, n):
+            if not look[i]:
+                continue
             bx, by, bw, bh, area = stats[i]
             cx, cy = cent[i]
             r = float(r_blob[i - 1]) * self.radius_scale
@@ -531,8 +671,8 @@ class BallDetector:
                 continue
             sl = (slice(by, by + bh), slice(bx, bx + bw))
             blob = (labels[sl] == i)
-            w_id = int(np.max(whole[sl][blob]))
-            intruding = bool(reaching[w_id])
+            w_id = int(np.max(whole[sl][blob])) if whole is not None else 0
+            intruding = whole is not None and bool(reaching[w_id])
             if area <= 1.15 * disc_area and max(bw, bh) <= 2.3 * r and not intruding:
                 out.append((cx, cy))
                 continue
@@ -540,7 +680,7 @@ class BallDetector:
             soft = blob * np.clip((score[sl].astype(np.float32) - _FG_LEVEL * 0.5)
                                   / (_FG_LEVEL * 1.5), 0, 1)
             if intruding:
-                soft = soft * prep.grid["room"][sl]
+                soft = soft * prep.grid["room"][sub][sl]
             found = self._explain_blob(soft, bx, by, r, intruding)
             if intruding:
                 wx, wy, ww, wh = wstats[w_id, :4]
@@ -551,7 +691,7 @@ class BallDetector:
                 found = [(x, y) for x, y in found
                          if not self._near_edge(border, x, y, 1.1 * r)]
             out.extend(found)
-        return np.array(out, np.float64).reshape(-1, 2)
+        return np.array(out, np.float64).reshape(-1, 2) + [wx0, wy0], claimed
 
     @staticmethod
     def _near_edge(border: np.ndarray, x: float, y: float, r: float) -> bool:
@@ -677,11 +817,12 @@ class BallDetector:
             out.append((px + dx - pad + bx, py + dy - pad + by, ys, xs, dsl))
         pts = [(x, y) for x, y, *_ in out]
         pts = self._drop_bar_discs(pts, original, bx - pad, by - pad, r)
-        if not intruding or len(pts) < 2:
+        if len(pts) < 2 or not (intruding or _elongated(original)):
             return pts
-        # A blob reaching in from outside the table (an arm, the cue, graphics) is tiled with
-        # discs too; balls in it are told apart by the neck between neighbours: two touching
-        # balls narrow to a point between them, a bar keeps its width.
+        # A blob reaching in from outside the table (an arm, the cue, graphics), or a long one
+        # on it (a hand, a sleeve, a rest), is tiled with discs too; balls in it are told apart
+        # by the neck between neighbours: two touching balls narrow to a point between them, a
+        # bar keeps its width.
         p = np.array(pts) - [bx - pad, by - pad]
         bar = np.zeros(len(p), bool)
         s = np.linspace(-0.6, 0.6, 7) * r
@@ -854,6 +995,29 @@ def _body_lab(win: np.ndarray, inner: np.ndarray) -> np.ndarray:
     out = (lab * sel[..., None]).sum(1) / np.maximum(cnt, 1)[:, None]
     out[cnt == 0] = np.nan
     return out.astype(np.float64)
+
+
+def _elongated(blob: np.ndarray, ratio: float = 9.0) -> bool:
+    """Whether a blob (soft membership) is long and thin: the variance of its pixels along its
+    long axis is at least ``ratio`` times that across (a row of three touching balls is 12)."""
+    ys, xs = np.nonzero(blob > 0.5)
+    if len(xs) < 10:
+        return False
+    evals = np.linalg.eigvalsh(np.cov(np.c_[xs, ys].T.astype(float)))
+    return bool(evals[0] > 0 and evals[1] >= ratio * evals[0])
+
+
+def _concat(a: Detections, b: Detections) -> Detections:
+    """The balls of ``a`` then those of ``b``."""
+    if not len(a):
+        return b
+    if not len(b):
+        return a
+    def cat(x, y):
+        return None if x is None or y is None else np.concatenate([x, y])
+
+    return Detections(cat(a.xy_px, b.xy_px), cat(a.r_px, b.r_px), cat(a.cls, b.cls),
+                      cat(a.confidence, b.confidence), cat(a.xy_mm, b.xy_mm), cat(a.lab, b.lab))
 
 
 def _dedupe(d: Detections) -> Detections:

@@ -83,8 +83,13 @@ def make_detect(cal: Calibration):
     detector = BallDetector(cal)
     classifier = ColourClassifier()
 
+    last: list = [None, None]  # the detector's last answer and its classification
+
     def detect(image: np.ndarray):
-        return classifier.classify(detector.detect(image), detector.cloth)
+        found = detector.detect(image)
+        if found is not last[0]:  # the same object when nothing on the table changed
+            last[:] = [found, classifier.classify(found, detector.cloth)]
+        return last[1]
 
     return detect
 
