@@ -24,7 +24,7 @@ from tracker.outputs.eventlog import record_event
 from tracker.referee.snooker import Referee
 from tracker.shots import ShotConfig, ShotTracker
 from tracker.track import BallTracker, TableState, TrackerConfig
-from tracker.video import probe, read_frames
+from tracker.video import probe, read_ahead, read_frames
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def file_frames(path: str | Path) -> tuple[Iterator[Frame], float, int]:
     fps = info["fps"] or 30.0
 
     def gen() -> Iterator[Frame]:
-        for k, image in enumerate(read_frames(path)):
+        for k, image in enumerate(read_ahead(read_frames(path))):
             yield Frame(k, k / fps, image)
 
     return gen(), fps, info["frames"]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import queue
+import threading
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -76,6 +78,53 @@ def read_frames(path: str | os.PathLike) -> Iterator[np.ndarray]:
                 yield frame.to_ndarray(format="bgr24")
         except av.error.FFmpegError as exc:
             raise InputError(f"{path}: video is corrupt part-way through ({exc})") from None
+
+
+def read_ahead(items: Iterator, depth: int = 8) -> Iterator:
+    """The items of ``items`` produced on a thread of their own, up to ``depth`` ahead of the
+    consumer (decoding overlaps the work done on each frame). An exception raised while
+    producing is raised to the consumer; closing the generator stops the thread."""
+    q: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+    done = object()
+
+    def offer(entry) -> bool:
+        """Put ``entry`` on the queue unless the consumer has gone; whether it went."""
+        while not stop.is_set():
+            try:
+                q.put(entry, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for item in items:
+                if not offer((item, None)):
+                    break
+            else:
+                offer((done, None))
+        except BaseException as exc:  # handed to the consumer
+            offer((done, exc))
+        finally:
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()
+
+    thread = threading.Thread(target=produce, name="read-ahead", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item, exc = q.get()
+            if item is done:
+                if exc is not None:
+                    raise exc
+                return
+            yield item
+    finally:
+        stop.set()
+        thread.join(timeout=1.0)
 
 
 def _open(path: str | os.PathLike):
