@@ -9,7 +9,7 @@ lint:
 	$(PY) -m ruff check calibration tracker tests scripts sample_videos
 
 test:
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto
 
 test-fast:
 	$(PY) -m pytest -q -m "not slow"

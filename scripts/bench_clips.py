@@ -1,0 +1,110 @@
+"""Detection and colour against the sample clips' truth, frame by frame; prints a table.
+
+Each clip is calibrated from its own video, then every frame goes through the detector and the
+colour classifier exactly as ``cueball track`` runs them. A detection matches a ball that is at
+least half visible when their image centres are within one ball radius (one-to-one, nearest
+first). Reported per clip: recall and precision over visible balls, colour right on matched
+ball-frames, position error (table mm at the balls' centre height) of balls at rest (median,
+95th percentile) and moving (95th percentile), and detection speed in CPU time.
+
+    python scripts/bench_clips.py                      # every sample clip
+    python scripts/bench_clips.py break_off in_off     # some
+    python scripts/bench_clips.py --whole              # look at the whole table every frame
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from calibration.find import calibrate_video  # noqa: E402
+from calibration.specs import BALL_CLASSES  # noqa: E402
+from tracker.colour import ColourClassifier  # noqa: E402
+from tracker.detect import BallDetector, DetectorConfig  # noqa: E402
+from tracker.sim.truth import read_truth  # noqa: E402
+from tracker.video import read_frames  # noqa: E402
+
+SAMPLES = ROOT / "sample_videos"
+
+
+def match(det_px: np.ndarray, true_px: np.ndarray, r_px: np.ndarray):
+    """One-to-one pairs (i_det, j_true) within one true radius."""
+    if not len(det_px) or not len(true_px):
+        return np.zeros(0, int), np.zeros(0, int)
+    d = np.hypot(*(det_px[:, None] - true_px[None]).transpose(2, 0, 1))
+    cost = np.where(d <= r_px[None], d, 1e6)
+    i, j = linear_sum_assignment(cost)
+    ok = cost[i, j] < 1e6
+    return i[ok], j[ok]
+
+
+def run_clip(path: Path, whole: bool) -> dict:
+    meta, truth = read_truth(path)
+    cal = calibrate_video(path)
+    detector = BallDetector(cal, config=DetectorConfig(incremental=not whole))
+    classifier = ColourClassifier()
+    cls_index = np.array([BALL_CLASSES.index(c) for c in truth.classes])
+    n_vis = n_det = n_match = n_cls = 0
+    rest_err, moving_err = [], []
+    cpu = 0.0
+    frames = 0
+    for k, image in enumerate(read_frames(path)):
+        t0 = time.process_time()
+        det = classifier.classify(detector.detect(image), detector.cloth)
+        cpu += time.process_time() - t0
+        frames += 1
+        vis = (truth.visible[k] >= 0.5) & np.isin(truth.state[k], ("rest", "moving", "airborne"))
+        idx = np.flatnonzero(vis)
+        i, j = match(det.xy_px, truth.px[k, idx], truth.r_px[k, idx])
+        n_vis += len(idx)
+        n_det += len(det)
+        n_match += len(i)
+        n_cls += int((det.cls[i] == cls_index[idx[j]]).sum())
+        err = np.hypot(*(det.xy_mm[i] - truth.pos_mm[k, idx[j], :2]).T)
+        state = truth.state[k, idx[j]]
+        rest_err.extend(err[state == "rest"])
+        moving_err.extend(err[state != "rest"])
+    rest_err, moving_err = np.array(rest_err), np.array(moving_err)
+
+    def pct(a, q):
+        return float(np.percentile(a, q)) if len(a) else float("nan")
+
+    return {"clip": path.stem, "frames": frames, "visible": n_vis,
+            "recall": n_match / max(n_vis, 1), "precision": n_match / max(n_det, 1),
+            "colour": n_cls / max(n_match, 1), "rest_med": pct(rest_err, 50),
+            "rest_p95": pct(rest_err, 95), "moving_p95": pct(moving_err, 95),
+            "cpu_fps": frames / max(cpu, 1e-9)}
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("clips", nargs="*")
+    p.add_argument("--whole", action="store_true",
+                   help="look at the whole table every frame (no change gating)")
+    args = p.parse_args(argv)
+    paths = ([SAMPLES / f"{c}.mp4" for c in args.clips] if args.clips
+             else sorted(SAMPLES.glob("*.mp4")))
+    print(f"{'clip':18} {'frames':>6} {'visible':>8} {'recall':>8} {'precis.':>8} "
+          f"{'colour':>8} {'rest med':>8} {'rest p95':>8} {'mov p95':>8} {'cpu fps':>8}")
+    rows = []
+    for path in paths:
+        r = run_clip(path, args.whole)
+        rows.append(r)
+        print(f"{r['clip']:18} {r['frames']:6d} {r['visible']:8d} {100 * r['recall']:7.2f}% "
+              f"{100 * r['precision']:7.2f}% {100 * r['colour']:7.2f}% {r['rest_med']:6.2f}mm "
+              f"{r['rest_p95']:6.2f}mm {r['moving_p95']:6.1f}mm {r['cpu_fps']:8.1f}", flush=True)
+    vis = sum(r["visible"] for r in rows)
+    rec = sum(r["recall"] * r["visible"] for r in rows) / max(vis, 1)
+    print(f"{'all':18} {sum(r['frames'] for r in rows):6d} {vis:8d} {100 * rec:7.2f}%")
+
+
+if __name__ == "__main__":
+    main()
