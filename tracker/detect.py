@@ -147,7 +147,9 @@ class ClothModel:
     def learn(cls, bgr_pixels: np.ndarray) -> ClothModel:
         """From (M, 3) BGR pixels of the table area, mostly cloth: the mode of their
         chromaticity, then the mean and spread of the pixels near it."""
-        px = np.asarray(bgr_pixels, np.float32).reshape(-1, 3)
+        px = np.asarray(bgr_pixels).reshape(-1, 3)
+        # a few thousand pixels tell the cloth's colour as well as all of them
+        px = px[:: max(1, len(px) // 12000)].astype(np.float32)
         s = px.sum(1)
         lit = s > 30
         px, s = px[lit], s[lit]
@@ -432,7 +434,7 @@ class BallDetector:
         a gain per pixel and channel, smooth over several balls' widths, brings the cloth to
         one colour (``flatten``) so that one tight colour model serves the whole table."""
         mask = prep.mask > 0
-        rough = ClothModel.learn(small[mask][::7])
+        rough = ClothModel.learn(small[::2, ::2][mask[::2, ::2]])
         cloth = (rough.lut()[lut_index(small)] < _FG_LEVEL // 2) & mask
         gain = _flat_gain(small, cloth, prep.grid["factor"])
         if self._cloth is not None:
@@ -440,11 +442,8 @@ class BallDetector:
             gain = prep.grid["gain"] + rate * (gain - prep.grid["gain"])
         prep.grid["gain"] = gain
         prep.grid["gain3"] = np.repeat(gain, 3, axis=-1)
-        x0, y0, x1, y1 = prep.roi
-        prep.grid["gain_full"] = cv2.resize(gain, (x1 - x0, y1 - y0),
-                                            interpolation=cv2.INTER_LINEAR)[..., None]
         flat = _apply_gain(small, gain)
-        model = ClothModel.learn(flat[cloth][::5] if cloth.sum() > 500 else flat[mask][::7])
+        model = ClothModel.learn(flat[cloth] if cloth.sum() > 500 else flat[mask])
         if self._cloth is None:
             self._cloth = model
         else:
@@ -854,9 +853,12 @@ class BallDetector:
         base = np.rint(c).astype(int)
         ix = np.clip(base[:, 0, None] + off[None], 0, w - 1)  # (N, S)
         iy = np.clip(base[:, 1, None] + off[None], 0, h - 1)
-        rx0, ry0, rx1, ry1 = prep.roi
-        gain = prep.grid["gain_full"][(iy - ry0).clip(0, ry1 - ry0 - 1)[:, :, None],
-                                      (ix - rx0).clip(0, rx1 - rx0 - 1)[:, None, :]]
+        # the gain of the work pixel each full-resolution pixel falls in (it is smooth)
+        rx0, ry0 = prep.roi[:2]
+        f = prep.grid["factor"]
+        gh, gw = prep.grid["gain"].shape[:2]
+        gain = prep.grid["gain"][((iy - ry0) // f).clip(0, gh - 1)[:, :, None],
+                                 ((ix - rx0) // f).clip(0, gw - 1)[:, None, :]]
         win = _apply_gain(frame[iy[:, :, None], ix[:, None, :]], gain)  # (N, S, S, 3)
         score = self._lut[lut_index(win)].astype(np.float32)
         # soft membership: 0 at half the threshold, 1 at twice it
@@ -1020,16 +1022,37 @@ def _concat(a: Detections, b: Detections) -> Detections:
                       cat(a.confidence, b.confidence), cat(a.xy_mm, b.xy_mm), cat(a.lab, b.lab))
 
 
-def _dedupe(d: Detections) -> Detections:
-    """Drop the weaker of two detections closer than 0.6 radius."""
+def _dedupe(d: Detections, r_mm: float = SNOOKER.ball_radius_mm) -> Detections:
+    """One detection for each group closer on the table than 1.5 ball radii (two balls' centres
+    are at least two radii apart): a fast ball's blur streak, found as two or three discs along
+    it, becomes their mean (they cover it about evenly); a ball found again on its own crescent
+    keeps the disc that covers it best."""
     if len(d) < 2:
         return d
-    dist = np.hypot(*(d.xy_px[:, None] - d.xy_px[None]).transpose(2, 0, 1))
-    close = dist < 0.6 * np.minimum(d.r_px[:, None], d.r_px[None])
-    np.fill_diagonal(close, False)
-    drop = np.zeros(len(d), bool)
-    for i, j in zip(*np.nonzero(np.triu(close))):
-        if drop[i] or drop[j]:
-            continue
-        drop[j if d.confidence[i] >= d.confidence[j] else i] = True
-    return d[~drop]
+    from scipy.sparse.csgraph import connected_components
+
+    xy = d.xy_mm if d.xy_mm is not None else d.xy_px
+    lim = 1.5 * r_mm if d.xy_mm is not None else 0.6 * float(np.median(d.r_px))
+    dist = np.hypot(*(xy[:, None] - xy[None]).transpose(2, 0, 1))
+    close = dist < lim
+    n_groups, group = connected_components(close, directed=False)
+    if n_groups == len(d):
+        return d
+    keep = np.ones(len(d), bool)
+    xy_px, xy_mm = d.xy_px.copy(), None if d.xy_mm is None else d.xy_mm.copy()
+    lab = None if d.lab is None else d.lab.copy()
+    conf = d.confidence
+    for g in np.flatnonzero(np.bincount(group) > 1):
+        members = np.flatnonzero(group == g)
+        best = members[np.argmax(conf[members])]
+        keep[members] = False
+        keep[best] = True
+        even = conf[members].min() >= 0.67 * conf[best]
+        if even:
+            xy_px[best] = d.xy_px[members].mean(0)
+            if xy_mm is not None:
+                xy_mm[best] = d.xy_mm[members].mean(0)
+            if lab is not None:
+                lab[best] = np.nanmean(d.lab[members], axis=0)
+    out = d.replace(xy_px=xy_px, xy_mm=xy_mm, lab=lab)
+    return out[keep]
