@@ -5,18 +5,27 @@ the same clip, measured in one run. Prints a table.
     python scripts/bench_e2e.py                  # every sample clip
     python scripts/bench_e2e.py in_off break_off # some
     python scripts/bench_e2e.py --overlay        # also draw and encode the overlay video
+    python scripts/bench_e2e.py --live in_off    # fed at camera speed: delay of each score
+
+Live mode: a thread plays the clip as a camera would, one frame every 1/fps seconds, and keeps
+only the newest (the pipeline drops what it has no time for, as with a real camera). For each
+shot the delay is measured from the moment the frame in which the balls came to rest (truth) was
+shown to the moment the ``score`` event came out.
 """
 
 from __future__ import annotations
 
 import argparse
 import tempfile
+import threading
 import time
 from pathlib import Path
 
+import numpy as np
+
 from calibration.errors import InputError
 from calibration.find import calibrate_video
-from tracker.pipeline import Pipeline, file_frames
+from tracker.pipeline import Frame, Pipeline, file_frames
 from tracker.sim.truth import read_truth
 from tracker.track_command import make_detect
 from tracker.video import read_frames
@@ -74,12 +83,95 @@ def run_clip(path: Path, overlay: bool) -> dict:
             "pots_ok": pots == true_pots, "shots_ok": shots == true_shots}
 
 
+class PacedClip:
+    """A clip played at its frame rate on a thread, keeping only the newest frame."""
+
+    def __init__(self, path: Path, fps: float):
+        self.fps = fps
+        self.dropped = 0
+        self.shown: dict[int, float] = {}  # frame index -> wall time it was shown
+        self._latest: Frame | None = None
+        self._done = False
+        self._cond = threading.Condition()
+        self._frames = list(read_frames(path))  # decoded first: a camera costs no decoding
+        self._thread = threading.Thread(target=self._play, daemon=True)
+
+    def _play(self) -> None:
+        t0 = time.perf_counter()
+        for k, image in enumerate(self._frames):
+            delay = t0 + k / self.fps - time.perf_counter()
+            if delay > 0:
+                time.sleep(delay)
+            with self._cond:
+                if self._latest is not None:
+                    self.dropped += 1
+                self._latest = Frame(k, k / self.fps, image)
+                self.shown[k] = time.perf_counter()
+                self._cond.notify_all()
+        with self._cond:
+            self._done = True
+            self._cond.notify_all()
+
+    def frames(self):
+        self._thread.start()
+        while True:
+            with self._cond:
+                while self._latest is None and not self._done:
+                    self._cond.wait()
+                if self._latest is None:
+                    return
+                frame, self._latest = self._latest, None
+            yield frame
+
+
+def run_live(path: Path) -> dict:
+    meta, _ = read_truth(path)
+    cal = calibrate_video(path)
+    pipe = Pipeline(cal, make_detect(cal), players=tuple(meta["players"]))
+    for rec in meta.get("prelude", []):
+        pipe.referee.feed(rec)
+    src = PacedClip(path, meta["fps"])
+    scores = []
+    processed = 0
+    for frame in src.frames():
+        processed += 1
+        for e in pipe.process(frame).events:
+            if e["type"] == "score":
+                scores.append((e, time.perf_counter()))
+    rest_frames = [int(np.ceil(s["t_end"] * meta["fps"] - 1e-9)) for s in meta["shots"]]
+    delays = []
+    for (_, wall), rest in zip(scores, rest_frames):
+        shown = min((w for k, w in src.shown.items() if k >= rest), default=None)
+        if shown is not None:
+            delays.append(wall - shown)
+    return {"clip": path.stem, "frames": len(src.shown), "processed": processed,
+            "dropped": src.dropped, "scores": len(scores), "shots": len(meta["shots"]),
+            "delays": delays,
+            "score_ok": bool(scores) and scores[-1][0]["score"] == meta["final_score"]}
+
+
+def main_live(paths) -> None:
+    print(f"{'clip':<18} {'frames':>7} {'processed':>10} {'dropped':>8} {'scores':>7} "
+          f"{'delay after rest (s), per shot':>32} {'score':>6}")
+    for path in paths:
+        r = run_live(path)
+        delays = " ".join(f"{d:.2f}" for d in r["delays"]) or "-"
+        print(f"{r['clip']:<18} {r['frames']:>7} {r['processed']:>10} {r['dropped']:>8} "
+              f"{r['scores']:>3}/{r['shots']:<3} {delays:>32} "
+              f"{'ok' if r['score_ok'] else 'WRONG':>6}", flush=True)
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("clips", nargs="*")
     p.add_argument("--overlay", action="store_true")
+    p.add_argument("--live", action="store_true",
+                   help="feed the clip at camera speed and measure each score's delay")
     args = p.parse_args(argv)
     paths = [SAMPLES / f"{c}.mp4" for c in args.clips] or sorted(SAMPLES.glob("[!.]*.mp4"))
+    if args.live:
+        main_live(paths)
+        return
     print(f"{'clip':<18} {'size':>10} {'calib s':>8} {'calib mm':>9} {'pipeline fps':>13} "
           f"{'decode fps':>11} {'score':>9} {'truth':>9} {'pots':>5} {'shots':>6}")
     right = 0

@@ -836,7 +836,10 @@ class BallDetector:
                 q = np.rint(mid + s[:, None] * perp).astype(int)
                 q[:, 0] = q[:, 0].clip(0, original.shape[1] - 1)
                 q[:, 1] = q[:, 1].clip(0, original.shape[0] - 1)
-                if original[q[:, 1], q[:, 0]].mean() > 0.6:
+                # full across on both sides of the line between them (a cue tip or a hand
+                # against two touching balls fills one side of their neck only)
+                across = original[q[:, 1], q[:, 0]]
+                if across[s < 0].mean() > 0.6 and across[s > 0].mean() > 0.6:
                     bar[i] = bar[j] = True
         return [pt for pt, b in zip(pts, bar) if not b]
 
