@@ -434,8 +434,12 @@ class BallDetector:
         a gain per pixel and channel, smooth over several balls' widths, brings the cloth to
         one colour (``flatten``) so that one tight colour model serves the whole table."""
         mask = prep.mask > 0
-        rough = ClothModel.learn(small[::2, ::2][mask[::2, ::2]])
-        cloth = (rough.lut()[lut_index(small)] < _FG_LEVEL // 2) & mask
+        if self._lut is None:
+            rough = ClothModel.learn(small[::2, ::2][mask[::2, ::2]])
+            cloth = (rough.lut()[lut_index(small)] < _FG_LEVEL // 2) & mask
+        else:  # the cloth as the model so far sees it
+            flat = _apply_gain(small, prep.grid["gain3"])
+            cloth = (self._lut[lut_index(flat)] < _FG_LEVEL // 2) & mask
         gain = _flat_gain(small, cloth, prep.grid["factor"])
         if self._cloth is not None:
             rate = min(1.0, self.config.adapt_rate * max(self._frames_since_lut, 1))
