@@ -684,7 +684,26 @@ class BallDetector:
                                   / (_FG_LEVEL * 1.5), 0, 1)
             if intruding:
                 soft = soft * prep.grid["room"][sub][sl]
+                # what is wider than any ball (an arm, a body) is no ball: the discs go to what
+                # is left (balls against it, a hand, the cue's tip)
+                k = int(np.ceil(2.6 * r)) | 1
+                wide = cv2.morphologyEx((soft > 0.5).astype(np.uint8), cv2.MORPH_OPEN,
+                                        cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+                soft = soft * (1 - cv2.dilate(wide, np.ones((3, 3), np.uint8)))
             found = self._explain_blob(soft, bx, by, r, intruding)
+            if intruding and found:
+                # a disc on a long thin leftover (the cue, a forearm) is not a ball
+                nl, left = cv2.connectedComponents((soft > 0.5).astype(np.uint8))
+                kept_found = []
+                for x, y in found:
+                    j = left[int(np.clip(round(y - by), 0, left.shape[0] - 1)),
+                             int(np.clip(round(x - bx), 0, left.shape[1] - 1))]
+                    comp = (left == j).astype(np.float32)
+                    if j > 0 and _elongated(comp) and not self._drop_bar_discs(
+                            [(x, y)], comp, bx, by, r, force=True):
+                        continue
+                    kept_found.append((x, y))
+                found = kept_found
             if intruding:
                 wx, wy, ww, wh = wstats[w_id, :4]
                 part = (whole[wy:wy + wh, wx:wx + ww] == w_id).astype(np.float32)
@@ -927,7 +946,9 @@ class BallDetector:
         own = disc & cell
         solid = ((score >= 1.3 * _FG_LEVEL) & own).sum((1, 2)) / np.maximum(own.sum((1, 2)), 1)
         crowded = dmat.min(1) < 2.0 * r_exp if n > 1 else np.zeros(n, bool)
-        ok = (cover > 0.2) & (spill < self.config.max_spill) & ~through
+        # ... unless it is on one side only: a ball against an arm or a body
+        one_sided = occupied.sum(1) <= 4
+        ok = (cover > 0.2) & ((spill < self.config.max_spill) | one_sided) & ~through
         ok &= ~crowded | (solid >= 0.4)
         return c.astype(np.float64) + base, cover, lab, ok
 
