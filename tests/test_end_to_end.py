@@ -55,3 +55,41 @@ def test_killed_and_resumed_run_gives_the_same_score(tmp_path):
     again = [e for e in resumed if e["type"] == "score"]
     assert again[-1]["score"] == final["score"] and again[-1]["shot"] == final["shot"]
     assert len(again) == len(scores)
+
+
+def test_track_serves_the_live_page_while_it_runs(tmp_path, monkeypatch):
+    """``--page`` serves the scoreboard page during the run; the page's state follows the
+    score events as they are logged."""
+    import threading
+    import urllib.request
+
+    from tracker.outputs import live
+
+    servers = []
+    start = live.LiveServer.start
+
+    def recording_start(self):
+        servers.append(self)
+        return start(self)
+
+    monkeypatch.setattr(live.LiveServer, "start", recording_start)
+    clip = SAMPLES / "in_off.mp4"
+    done = []
+    run = threading.Thread(target=lambda: done.append(main(
+        ["track", str(clip), "--events", str(tmp_path / "e.jsonl"), "--page", "0",
+         "--players", "Ann", "Bob", "--quiet"])))
+    run.start()
+    seen = []
+    while run.is_alive():
+        if servers and servers[0].port:
+            try:
+                state = json.loads(urllib.request.urlopen(servers[0].url + "state",
+                                                          timeout=2).read())
+                seen.append(state)
+            except OSError:
+                pass
+        run.join(0.1)
+    assert done == [0]
+    assert servers and servers[0].url.startswith("http://127.0.0.1:")
+    assert seen and seen[0]["players"] == ["Ann", "Bob"]
+    assert any(s["score"] == [0, 4] for s in seen), "the foul's score reached the page"

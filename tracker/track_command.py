@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="reds at the start of the frame (default 15)")
     p.add_argument("--resume", action="store_true",
                    help="continue the match in the --events log after the last frame it holds")
+    p.add_argument("--page", metavar="PORT", type=int, nargs="?", const=8765, default=None,
+                   help="serve the live scoreboard page (transparent, for a browser source in "
+                        "streaming software) on this port while tracking (default 8765)")
+    p.add_argument("--page-host", metavar="HOST", default="127.0.0.1",
+                   help="interface the page is served on (default 127.0.0.1: this machine "
+                        "only; 0.0.0.0 shares it on the network)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -127,6 +134,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         src = None
         frames, fps, total = file_frames(source)
+    page = None
+    if args.page is not None:
+        from tracker.outputs.live import LiveServer
+
+        try:
+            page = LiveServer(args.page_host, args.page, players=tuple(args.players)).start()
+        except OSError as exc:
+            raise InputError(f"cannot serve the live page on {args.page_host}:{args.page} "
+                             f"({exc.strerror or exc})") from None
+        print(f"live scoreboard page: {page.url}", file=sys.stderr)
     log = EventLog(events_path, mode="a" if args.resume else "w")
     tracks = TracksWriter(args.tracks) if args.tracks else None
     writer = VideoWriter(args.overlay, cal.image_size, fps) if args.overlay else None
@@ -138,6 +155,8 @@ def run(args: argparse.Namespace) -> int:
         if skip_to < 0:
             for e in pipe.start_events():
                 log.write(e)
+                if page is not None:
+                    page.publish(e)
         for frame in frames:
             if frame.index <= skip_to:
                 if bar is not None:
@@ -146,6 +165,8 @@ def run(args: argparse.Namespace) -> int:
             res = pipe.process(frame)
             for e in res.events:
                 log.write(e)
+                if page is not None:
+                    page.publish(e)
                 if e["type"] == "score":
                     board = Scoreboard.from_score_event(e, args.players)
             if tracks is not None:
@@ -176,6 +197,8 @@ def run(args: argparse.Namespace) -> int:
             writer.close()
         if src is not None:
             src.close()
+        if page is not None:
+            page.stop()
     score = board.score
     print(f"wrote {events_path}" + (f", {args.tracks}" if args.tracks else "")
           + (f", {args.overlay}" if args.overlay else "") + f"; score {score[0]}-{score[1]}")
