@@ -87,7 +87,7 @@ class Calibration:
     def undistort_px(self, points_px) -> np.ndarray:
         """(N, 2) raw px -> (N, 2) undistorted px."""
         pts = np.asarray(points_px, dtype=np.float64).reshape(-1, 2)
-        if not self.has_distortion:
+        if not self.has_distortion or not len(pts):
             return pts.copy()
         und = cv2.undistortPoints(
             pts.reshape(-1, 1, 2), self.camera_matrix, self.dist_coeffs, P=self.camera_matrix,

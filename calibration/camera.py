@@ -96,7 +96,7 @@ class Camera:
     def undistort_px(self, px: np.ndarray) -> np.ndarray:
         """(N, 2) raw pixels -> (N, 2) undistorted pixels (same K)."""
         pts = _as_points(px, 2).reshape(-1, 1, 2)
-        if not np.any(self.dist):
+        if not np.any(self.dist) or not len(pts):
             return pts.reshape(-1, 2).copy()
         und = cv2.undistortPoints(
             pts, np.array(self.K), np.array(self.dist), R=None, P=np.array(self.K),

@@ -684,26 +684,7 @@ class BallDetector:
                                   / (_FG_LEVEL * 1.5), 0, 1)
             if intruding:
                 soft = soft * prep.grid["room"][sub][sl]
-                # what is wider than any ball (an arm, a body) is no ball: the discs go to what
-                # is left (balls against it, a hand, the cue's tip)
-                k = int(np.ceil(2.6 * r)) | 1
-                wide = cv2.morphologyEx((soft > 0.5).astype(np.uint8), cv2.MORPH_OPEN,
-                                        cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-                soft = soft * (1 - cv2.dilate(wide, np.ones((3, 3), np.uint8)))
             found = self._explain_blob(soft, bx, by, r, intruding)
-            if intruding and found:
-                # a disc on a long thin leftover (the cue, a forearm) is not a ball
-                nl, left = cv2.connectedComponents((soft > 0.5).astype(np.uint8))
-                kept_found = []
-                for x, y in found:
-                    j = left[int(np.clip(round(y - by), 0, left.shape[0] - 1)),
-                             int(np.clip(round(x - bx), 0, left.shape[1] - 1))]
-                    comp = (left == j).astype(np.float32)
-                    if j > 0 and _elongated(comp) and not self._drop_bar_discs(
-                            [(x, y)], comp, bx, by, r, force=True):
-                        continue
-                    kept_found.append((x, y))
-                found = kept_found
             if intruding:
                 wx, wy, ww, wh = wstats[w_id, :4]
                 part = (whole[wy:wy + wh, wx:wx + ww] == w_id).astype(np.float32)
@@ -1051,36 +1032,40 @@ def _concat(a: Detections, b: Detections) -> Detections:
 
 
 def _dedupe(d: Detections, r_mm: float = SNOOKER.ball_radius_mm) -> Detections:
-    """One detection for each group closer on the table than 1.5 ball radii (two balls' centres
-    are at least two radii apart): a fast ball's blur streak, found as two or three discs along
-    it, becomes their mean (they cover it about evenly); a ball found again on its own crescent
-    keeps the disc that covers it best."""
+    """One detection for each group closer than two balls can be: on the table nearer than 1.6
+    ball radii (two balls' centres are at least two radii apart), in the image nearer than 2.2
+    apparent radii, and of about one hue and chroma (a steep view puts touching balls far from
+    the camera nearly on top of each other, where a pixel is several millimetres). A fast
+    ball's blur streak, found as two or three discs along it, becomes their mean (they cover it
+    about evenly) with the colour of the one that covers best; a ball found again on its own
+    crescent keeps the disc that covers it best."""
     if len(d) < 2:
         return d
     from scipy.sparse.csgraph import connected_components
 
-    xy = d.xy_mm if d.xy_mm is not None else d.xy_px
-    lim = 1.5 * r_mm if d.xy_mm is not None else 0.6 * float(np.median(d.r_px))
-    dist = np.hypot(*(xy[:, None] - xy[None]).transpose(2, 0, 1))
-    close = dist < lim
+    px = np.hypot(*(d.xy_px[:, None] - d.xy_px[None]).transpose(2, 0, 1))
+    r = np.minimum(d.r_px[:, None], d.r_px[None])
+    if d.xy_mm is not None:
+        mm = np.hypot(*(d.xy_mm[:, None] - d.xy_mm[None]).transpose(2, 0, 1))
+        close = (mm < 1.6 * r_mm) & (px < 2.2 * r)
+    else:
+        close = px < 0.6 * r
+    if d.lab is not None:  # hue and chroma (a*, b*: a streak's ends differ in lightness)
+        ab = np.nan_to_num(d.lab[:, 1:], nan=1e4)
+        close &= np.linalg.norm(ab[:, None] - ab[None], axis=2) < 35
     n_groups, group = connected_components(close, directed=False)
     if n_groups == len(d):
         return d
     keep = np.ones(len(d), bool)
     xy_px, xy_mm = d.xy_px.copy(), None if d.xy_mm is None else d.xy_mm.copy()
-    lab = None if d.lab is None else d.lab.copy()
     conf = d.confidence
     for g in np.flatnonzero(np.bincount(group) > 1):
         members = np.flatnonzero(group == g)
         best = members[np.argmax(conf[members])]
         keep[members] = False
         keep[best] = True
-        even = conf[members].min() >= 0.67 * conf[best]
-        if even:
+        if conf[members].min() >= 0.67 * conf[best]:
             xy_px[best] = d.xy_px[members].mean(0)
             if xy_mm is not None:
                 xy_mm[best] = d.xy_mm[members].mean(0)
-            if lab is not None:
-                lab[best] = np.nanmean(d.lab[members], axis=0)
-    out = d.replace(xy_px=xy_px, xy_mm=xy_mm, lab=lab)
-    return out[keep]
+    return d.replace(xy_px=xy_px, xy_mm=xy_mm)[keep]

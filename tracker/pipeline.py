@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -152,6 +152,10 @@ class Pipeline:
     rebuild: Callable[[Calibration], Callable[[np.ndarray], object]] | None = None
 
     def __post_init__(self):
+        if self.tracker_config.table_to_image is None:
+            # the detector's pixel noise is mapped onto the table through the view
+            self.tracker_config = replace(self.tracker_config, table_to_image=tuple(
+                np.asarray(self.calibration.H_table_to_image, float).ravel()))
         self.tracker = BallTracker(self.tracker_config)
         self.shots = ShotTracker(self.shot_config)
         self.referee = Referee()
