@@ -30,24 +30,27 @@ from tracker.detect import ClothModel, Detections
 # Prior class models over (lightness / cloth lightness, a* - 128, b* - 128): mean and standard
 # deviation, from broadcast footage and rendered frames of green and blue cloths.
 PRIOR_MEAN = {
-    "white": (1.7, 25.0, 112.0),
+    "white": (1.65, 30.0, 114.0),
     "red": (0.6, 55.0, 40.0),
-    "yellow": (1.65, 80.0, 100.0),
+    "yellow": (1.75, 85.0, 100.0),
     "green": (0.85, 50.0, 145.0),
     "brown": (0.68, 38.0, 80.0),
     "blue": (0.65, 36.0, 268.0),
     "pink": (1.0, 40.0, 32.0),
-    "black": (0.12, 8.0, 140.0),
+    "black": (0.14, 15.0, 145.0),
 }
+# The white's hue is sure where it shows: broadcast whites are warm (chroma up to ~50, hue
+# 107-123), yellows more saturated and nearer orange (chroma 80-90, hue 94-104). A far black
+# takes on the cloth's green (chroma up to ~35); its darkness, not its hue, tells it from green.
 PRIOR_STD = {
-    "white": (0.4, 14.0, 60.0),
+    "white": (0.4, 14.0, 14.0),
     "red": (0.25, 16.0, 8.0),
-    "yellow": (0.4, 18.0, 10.0),
-    "green": (0.3, 15.0, 12.0),
+    "yellow": (0.4, 14.0, 8.0),
+    "green": (0.2, 15.0, 12.0),
     "brown": (0.3, 12.0, 20.0),
     "blue": (0.3, 14.0, 15.0),
     "pink": (0.3, 14.0, 15.0),
-    "black": (0.12, 6.0, 90.0),
+    "black": (0.12, 10.0, 90.0),
 }
 # Classes whose lightness and chroma follow the exposure (white and yellow are near the
 # sensor's top), and the warm classes whose hue follows the footage's white balance on red.
@@ -111,12 +114,14 @@ class ColourClassifier:
     adapt_rate: share of the class means carried over from one frame to the next that is
         replaced by the frame's own estimate.
     reject_sigma: Mahalanobis distance beyond which a candidate is cheaper as "not a ball".
+    max_drift: how many standard deviations the carried-over means may move from the prior.
     """
 
     table: SnookerTableSpec = SNOOKER
     prior_weight: float = 3.0
     adapt_rate: float = 0.1
     reject_sigma: float = 5.0
+    max_drift: float = 2.0
     means: np.ndarray = field(default=None)  # (8, 3)
     stds: np.ndarray = field(default=None)  # (8, 3)
 
@@ -171,6 +176,9 @@ class ColourClassifier:
         self._frames += 1
         rate = 1.0 if self._frames == 1 else self.adapt_rate
         self.means = self.means + rate * (means - self.means)
+        # frames add up: the carried-over model stays within ``max_drift`` spreads of the prior
+        lim = self.max_drift * self.stds
+        self.means = np.clip(self.means, self._prior - lim, self._prior + lim)
         return detections.replace(cls=cls, confidence=conf)[keep]
 
     def _expose(self, f: np.ndarray, cls: np.ndarray, means: np.ndarray) -> np.ndarray:

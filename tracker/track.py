@@ -32,12 +32,22 @@ Association, per frame:
    track that held it when that one looks like the first's class.
 
 Balls leave play: a moving ball that vanishes within reach of a pocket and heading into its fall
-circle is ``potted`` there; one that vanishes over a cushion away from the pockets (only an
-airborne ball can) is ``off_table``; any other vanishing ball, and one that vanishes while on
-top of another track (it followed a second detection of that ball), is hidden (``predicted``):
-at rest it stays exactly where it was, moving it coasts (rolling resistance, cushions) and comes
-to rest. A resting ball other than the white is set moving only when a moving ball came near
-it; a detection off its place otherwise is the detector's error.
+circle, or in a pocket's jaws, is ``potted`` there; one that vanishes over a cushion away from
+the pockets (only an airborne ball can) is ``off_table``; a resting ball that vanishes as a fast
+moving ball reaches it and is deflected by it was struck too fast to be seen, and when it stays
+unseen it is potted in the pocket the striker's loss of momentum sent it at; any other vanishing
+ball, and one that vanishes while on top of another track (it followed a second detection of
+that ball), is hidden (``predicted``): at rest it stays exactly where it was, moving it coasts
+(rolling resistance, cushions) and comes to rest. A resting ball other than the white is set
+moving only when a moving ball came near it; a detection off its place otherwise is the
+detector's error, and a hidden ball is found again on a path that starts where it was left.
+A ball leaving play is reported as the class its votes favour; a potted colour comes back only
+on or beside a spot.
+
+Broadcast footage: detections carry image noise mapped onto the table through the view
+(``TrackerConfig.table_to_image``), so the far end, where a pixel spans several millimetres, is
+gated as loosely as it is measured; and a frame that repeats the previous picture (frame-rate
+conversion) is no measurement: its time is taken out of the motion's clock.
 
 Events (dicts with ``type``, ``frame``, ``t`` of when it happened, ``ball`` (track id), ``class``),
 emitted once certain, which may be a few frames later: ``pot`` (+ ``pocket``; the caller adds
@@ -85,7 +95,10 @@ class TrackerConfig:
     one with ``moving_sigma_mm`` plus its blur: over a shutter of ``exposure_s`` a ball at speed
     v draws a streak v * exposure_s long whose centre the detector reports, half a streak behind
     the ball at the frame's time, less sure along the streak by ``streak_sigma_fraction`` of its
-    length.
+    length. When ``table_to_image`` (the calibration's 3x3 homography from table mm to image
+    px, as 9 numbers row by row) is given, every detection also carries ``detection_sigma_px``
+    of noise in the image, mapped onto the table where it is: under a steep broadcast view one
+    pixel along the table is several millimetres at the far end.
     """
 
     rest_sigma_mm: float = 1.0
@@ -155,6 +168,15 @@ class TrackerConfig:
     # ball's path must pass within its radius plus pot_margin_mm.
     pot_reach_mm: float = 300.0
     pot_margin_mm: float = 25.0
+    # A ball at rest that vanishes as a moving ball reaches it was struck too fast to be seen
+    # (a blurred streak): unseen for struck_gone_s it is potted in the pocket it was sent at,
+    # the direction being the striker's loss of momentum (equal masses), good to
+    # struck_angle_deg. Only a collision seen to deflect the striker counts, and only a ball
+    # sent at struck_min_speed_mm_s or more (over a ball diameter a frame at 30 fps: a faint
+    # streak); a slower ball that vanishes was hidden.
+    struck_gone_s: float = 0.4
+    struck_angle_deg: float = 25.0
+    struck_min_speed_mm_s: float = 1500.0
     # mm: a ball that vanished away from the pockets and would have been this far past where a
     # cushion stops it by the next frame has left the table (flown over the cushion).
     off_edge_mm: float = 20.0
@@ -170,14 +192,27 @@ class TrackerConfig:
     max_sigma_mm: float = 600.0
     # How many reds the frame was racked with (ids red_01 .. red_NN).
     reds: int = 15
+    # px: the detector's noise in the image, and the view that maps it onto the table (None:
+    # no image noise, the mm sigmas alone).
+    detection_sigma_px: float = 1.5
+    table_to_image: tuple[float, ...] | None = None
     table: SnookerTableSpec = field(default=SNOOKER)
 
     def __post_init__(self):
         non_negative = ("exposure_s", "streak_sigma_fraction", "unmatched_cost", "kick_slack_mm",
                         "coast_decel_mm_s2", "class_weight", "rest_after_s", "pot_margin_mm",
-                        "off_edge_mm")
+                        "off_edge_mm", "detection_sigma_px")
         for f in fields(self):
             v = getattr(self, f.name)
+            if f.name == "table_to_image":
+                if v is not None:
+                    h = np.asarray(v, float)
+                    if h.size != 9 or not np.isfinite(h).all() or abs(np.linalg.det(
+                            h.reshape(3, 3))) < 1e-12:
+                        raise ValueError("TrackerConfig.table_to_image must be 9 finite numbers "
+                                         f"of an invertible homography, got {v!r}")
+                    object.__setattr__(self, f.name, tuple(float(x) for x in h.ravel()))
+                continue
             if f.name == "table":
                 if not isinstance(v, SnookerTableSpec):
                     raise TypeError(f"TrackerConfig.table must be a SnookerTableSpec, "
@@ -262,7 +297,37 @@ class MotionModel:
         self.h_rest = np.hstack([np.eye(2), np.zeros((2, 2))])
         self.h_moving = np.hstack([np.eye(2), -lag * np.eye(2)])
         self.r_rest = np.eye(2) * config.rest_sigma_mm ** 2
+        self._h = (None if config.table_to_image is None
+                   else np.array(config.table_to_image, float).reshape(3, 3))
         self._cache: dict[int, MotionMatrices] = {}
+
+    def r_image(self, xy: np.ndarray) -> np.ndarray:
+        """(N, 2) table mm -> (N, 2, 2) covariance (mm^2) of ``detection_sigma_px`` of image
+        noise at each point: sigma^2 J^-1 J^-T, J (2, 2) the homography's Jacobian there
+        (zeros when no view is given)."""
+        xy = np.asarray(xy, float).reshape(-1, 2)
+        out = np.zeros((len(xy), 2, 2))
+        if self._h is None or not len(xy):
+            return out
+        h = self._h
+        p = np.c_[xy, np.ones(len(xy))] @ h.T  # (N, 3) homogeneous image points
+        w = p[:, 2]
+        # d(u, v)/d(x, y): (H[:2, :2] w - p[:2] H[2, :2]) / w^2
+        jac = (h[None, :2, :2] * w[:, None, None]
+               - p[:, :2, None] * h[None, 2, None, :2]) / (w ** 2)[:, None, None]
+        ok = np.abs(np.linalg.det(jac)) > 1e-12
+        inv = np.linalg.inv(np.where(ok[:, None, None], jac, np.eye(2)))
+        out[ok] = self.config.detection_sigma_px ** 2 * np.einsum("nij,nkj->nik", inv, inv)[ok]
+        return out
+
+    def sigma_image_mm(self, xy: np.ndarray) -> np.ndarray:
+        """(N, 2) table mm -> (N,) the largest std (mm) of the image noise there."""
+        r = self.r_image(xy)
+        return np.sqrt(np.linalg.eigvalsh(r)[:, -1])
+
+    def r_rest_at(self, xy: np.ndarray) -> np.ndarray:
+        """(2, 2) detection noise of a ball at rest at ``xy`` (2,) table mm."""
+        return self.r_rest + self.r_image(xy)[0]
 
     def matrices(self, dt: float) -> MotionMatrices:
         """The matrices for an interval of ``dt`` seconds (cached per microsecond of dt)."""
@@ -285,11 +350,14 @@ class MotionModel:
             self._cache[key] = m
         return m
 
-    def r_moving(self, velocity: np.ndarray) -> np.ndarray:
-        """(2, 2) detection noise of a ball moving at ``velocity`` (2,) mm/s: isotropic plus
-        more along its streak, |v| * exposure_s long."""
+    def r_moving(self, velocity: np.ndarray, xy: np.ndarray | None = None) -> np.ndarray:
+        """(2, 2) detection noise of a ball moving at ``velocity`` (2,) mm/s (at ``xy`` (2,)
+        table mm, for the image noise): isotropic plus more along its streak, |v| * exposure_s
+        long."""
         c = self.config
         r = np.eye(2) * c.moving_sigma_mm ** 2
+        if xy is not None:
+            r = r + self.r_image(xy)[0]
         speed = float(np.hypot(*velocity))
         if c.exposure_s > 0 and speed > 1e-6:
             u = velocity / speed
@@ -420,6 +488,12 @@ class _Track:
     judged: bool = False  # whether its vanishing was judged (potted, off the table or hidden)
     doubled_frame: int = -1  # last frame it was seen on top of another seen track
     speeds: list[tuple[float, float]] = field(default_factory=list)  # recent (t s, mm/s)
+    # the last moving ball that came within reach while this one was at rest: (t, that track);
+    # and this ball's recent kicks: (t, velocity before, velocity after)
+    struck: tuple | None = None
+    last_z: np.ndarray | None = None  # the detection it took at its last sighting (mm)
+    born_t: float = 0.0  # when it was confirmed (or found again after leaving play)
+    kicks: list[tuple[float, np.ndarray, np.ndarray]] = field(default_factory=list)
 
     @property
     def active(self) -> bool:
@@ -497,6 +571,12 @@ class BallTracker:
         self._r = table.ball_radius_mm
         self._events: list[dict] = []
         self._free: set[int] = set()  # resting tracks that may be set moving this frame
+        self._last_state: TableState | None = None
+        # time of the source's last frame, and how much of it repeated pictures took: the
+        # motion runs on source time minus that lag (events report source time)
+        self._t_source: float | None = None
+        self._lag = 0.0
+        self._source_time: dict[float, float] = {}
 
     # -- the public step ---------------------------------------------------------------------------
     def update(self, frame_index: int, t: float, detections_mm, classes, confidences
@@ -519,10 +599,27 @@ class BallTracker:
                              f"({k},), got {cls.shape} and {conf.shape}")
         if ((cls < -1) | (cls >= N_CLASSES)).any():
             raise ValueError("BallTracker.update: classes must be -1 or index BALL_CLASSES")
-        if self._t is not None and t <= self._t:
-            raise ValueError(f"BallTracker.update: time must increase, got {t} after {self._t}")
+        if self._t_source is not None and t <= self._t_source:
+            raise ValueError(f"BallTracker.update: time must increase, got {t} after "
+                             f"{self._t_source}")
         finite = np.isfinite(z).all(axis=1)
         z, cls, conf = self._merge_doubles(z[finite], cls[finite], np.clip(conf[finite], 0.0, 1.0))
+        if self._repeated(z, t - self._lag):
+            # the same picture shown again (frame-rate conversion repeats some frames of
+            # broadcast video): no new measurement, and its time is taken out of the clock the
+            # motion runs on, so the next picture is one step on, not two
+            self._lag += t - self._t_source
+            self._t_source = t
+            st = self._last_state
+            self._last_state = TableState(frame_index, t, st.track_ids, st.classes, st.xy_mm,
+                                          st.velocity_mm_s, st.state, st.pocket)
+            return self._last_state
+        self._t_source = t
+        source_t = t
+        t = t - self._lag
+        self._source_time[t] = source_t
+        if len(self._source_time) > 4096:
+            self._source_time.pop(next(iter(self._source_time)))
         dt = None if self._t is None else t - self._t
         if self._first_frame is None:
             self._first_frame = frame_index
@@ -541,7 +638,9 @@ class BallTracker:
         # Pass 1: gated likelihood assignment.
         pairs, d2 = self._assign_gated(active, z, cls, conf)
         self._free = self._may_move(active, t)
+        self._note_strikers(active, t)
         for i, j in pairs:
+            active[i].last_z = z[j].copy()
             self._measure(active[i], z[j], cls[j], conf[j], d2[i, j], t, frame_index)
             used[j] = True
             matched.add(i)
@@ -555,6 +654,7 @@ class BallTracker:
             for i, j in self._assign_wide([active[i] for i in recent], bounds, z[free],
                                           cls[free], conf[free], t):
                 tr, jj = active[recent[i]], free[j]
+                tr.last_z = z[jj].copy()
                 self._relaunch(tr, z[jj], t)
                 self._vote(tr, cls[jj], conf[jj])
                 self._seen(tr, t, frame_index)
@@ -566,7 +666,29 @@ class BallTracker:
         self._mark_doubles(frame_index)
         self._candidates_step(z[~used], cls[~used], conf[~used], t, frame_index)
         self._relabel(t, frame_index)
-        return self._state(frame_index, t)
+        self._last_state = self._state(frame_index, source_t)
+        return self._last_state
+
+    def _repeated(self, z: np.ndarray, t: float) -> bool:
+        """Whether the frame repeats the previous picture: every ball seen moving in the last
+        frame fast enough to have gone several times the measuring noise is detected again
+        where it was, to a fraction of a pixel (the rest of the picture may differ a little,
+        as the detector adapts)."""
+        if self._last_state is None or self._t is None or not len(z):
+            return False
+        last = self._last_state.frame
+        moving = [tr for tr in self.tracks if tr.moving and tr.status == "seen"
+                  and tr.last_seen_frame == last and tr.last_z is not None]
+        if not moving:
+            return False
+        at = np.array([tr.last_z for tr in moving])
+        tol = 0.5 + self.model.sigma_image_mm(at) / 3
+        travel = np.array([np.hypot(*tr.kf.x[2:]) for tr in moving]) * (t - self._t)
+        fast = travel >= 4 * tol
+        if not fast.any():
+            return False
+        gap = np.hypot(*(at[:, None] - z[None]).transpose(2, 0, 1)).min(axis=1)
+        return bool((gap[fast] <= tol[fast]).all())
 
     def update_detections(self, frame_index: int, t: float, detections: DetectionsMM
                           ) -> TableState:
@@ -675,7 +797,8 @@ class BallTracker:
         moving = np.array([tr.moving for tr in tracks])
         h = np.where(moving[:, None, None], m.h_moving[None], m.h_rest[None])
         zhat = np.einsum("nij,nj->ni", h, x)
-        r = np.array([m.r_moving(tr.kf.x[2:]) if tr.moving else m.r_rest for tr in tracks])
+        r = np.array([m.r_moving(tr.kf.x[2:], tr.kf.x[:2]) if tr.moving
+                      else m.r_rest_at(tr.kf.x[:2]) for tr in tracks])
         s = np.einsum("nij,njk,nlk->nil", h, p, h) + r
         return zhat, s
 
@@ -766,7 +889,8 @@ class BallTracker:
         d_pred = np.hypot(*(z[None] - pos[:, None]).transpose(2, 0, 1))
         d_last = np.hypot(*(z[None] - last[:, None]).transpose(2, 0, 1))
         d = np.minimum(d_pred, d_last)
-        reach = speed_bound * since + c.kick_slack_mm + 3 * c.moving_sigma_mm
+        reach = (speed_bound * since + c.kick_slack_mm + 3 * c.moving_sigma_mm
+                 + 3 * self.model.sigma_image_mm(last))
         track_cls = np.array([tr.cls for tr in tracks])
         cost = 4.0 * (d / reach[:, None]) ** 2 + self._class_cost(track_cls, cls, conf)
         cost = np.where(d_last <= reach[:, None], cost, _INFEASIBLE)
@@ -786,19 +910,22 @@ class BallTracker:
             else:
                 tr.restless = 0
                 y = z - kf.x[:2]
-                kf.update(z, R=self.model.r_rest, H=self.model.h_rest)
+                r = self.model.r_rest_at(kf.x[:2])
+                kf.update(z, R=r, H=self.model.h_rest)
                 tr.anchor_t = t
-                # a nudge (a kiss, a touching ball settling): re-open the estimate to follow it
+                # a nudge (a kiss, a touching ball settling): re-open the estimate to follow it;
+                # the running mean of pure noise keeps within a third of its std
                 tr.shift = 0.8 * tr.shift + 0.2 * y
-                if np.hypot(*tr.shift) > c.rest_shift_mm:
-                    kf.P[:2, :2] += self.model.r_rest
+                if np.hypot(*tr.shift) > c.rest_shift_mm + np.sqrt(np.trace(r) - 2 * (
+                        c.rest_sigma_mm ** 2)):
+                    kf.P[:2, :2] += r
                     tr.shift[:] = 0
         elif d2 > c.kick_chi2:
             # a kick the constant-velocity model did not expect (a kiss, a cushion): a partial
             # update would leave the estimate between the old path and the new one
             self._relaunch(tr, z, t)
         else:
-            kf.update(z, R=self.model.r_moving(kf.x[2:]), H=self.model.h_moving)
+            kf.update(z, R=self.model.r_moving(kf.x[2:], kf.x[:2]), H=self.model.h_moving)
             self._maybe_rest(tr, t)
         self._vote(tr, cls, conf)
         self._seen(tr, t, frame)
@@ -833,9 +960,12 @@ class BallTracker:
         speed = np.hypot(*v)
         if speed > c.max_speed_mm_s:
             v = v * (c.max_speed_mm_s / speed)
+        before = tr.kf.x[2:].copy() if tr.moving else np.zeros(2)
+        tr.kicks = [k for k in tr.kicks if t - k[0] <= 1.0] + [(t, before, v.copy())]
         xy = np.asarray(z, float) + c.exposure_s / 2 * v
         tr.kf.x = np.array([xy[0], xy[1], v[0], v[1]])
         tr.kf.P = np.diag([c.moving_sigma_mm ** 2 * 4] * 2 + [c.launch_speed_sigma_mm_s ** 2] * 2)
+        tr.kf.P[:2, :2] += self.model.r_image(xy)[0]
         tr.moving, tr.restless, tr.slow_since = True, 0, None
 
     def _maybe_rest(self, tr: _Track, t: float) -> None:
@@ -872,25 +1002,98 @@ class BallTracker:
         for tr in (tr for tr, n in zip(seen, near) if n):
             tr.doubled_frame = frame
 
+    def _note_strikers(self, tracks: list[_Track], t: float) -> None:
+        """For each resting track, the moving ball (if any) whose path since its last
+        sighting passes within kick reach of it (widened by the image noise there)."""
+        c = self.config
+        resting = [tr for tr in tracks if not tr.moving]
+        movers = [tr for tr in tracks if tr.moving and t - tr.last_seen_t <= c.launch_window_s]
+        if not resting or not movers:
+            return
+        p = np.array([tr.kf.x[:2] for tr in resting])
+        a = np.array([m.last_seen_x[:2] for m in movers])
+        ab = np.array([m.kf.x[:2] for m in movers]) - a
+        L2 = np.maximum(np.einsum("mi,mi->m", ab, ab), 1e-9)
+        s = np.clip(np.einsum("nmi,mi->nm", p[:, None] - a[None], ab) / L2, 0.0, 1.0)
+        gap = np.hypot(*(p[:, None] - (a[None] + s[..., None] * ab[None])).transpose(2, 0, 1))
+        reach = c.kick_reach_mm + 3 * self.model.sigma_image_mm(p)
+        for i, tr in enumerate(resting):
+            j = int(np.argmin(gap[i]))
+            # the approach that sent it off: while it was still seen, or just after it vanished
+            # when none was noted then (the white cued into a ball in one frame), never a later
+            # pass over the place it vanished from
+            recent = tr.struck is not None and tr.struck[0] >= tr.last_seen_t - c.launch_window_s
+            if gap[i, j] <= reach[i] and (tr.status == "seen" or (
+                    not recent and t - tr.last_seen_t <= c.launch_window_s)):
+                tr.struck = (t, movers[j])
+
     def _missed(self, tr: _Track, t: float, frame: int) -> None:
         if tr.status == "seen":
             tr.gone_frame, tr.gone_t = frame, t
         tr.status = "predicted"
         tr.restless = 0
         x = tr.last_seen_x
-        if tr.judged or t - tr.last_seen_t < self.config.gone_after_s:
+        c = self.config
+        if tr.judged or t - tr.last_seen_t < c.gone_after_s:
             return
-        # unseen long enough to judge, once: a ball still for the tracker is only hidden
+        if np.hypot(*x[2:]) < c.rest_speed_mm_s:
+            struck = (tr.struck is not None and not tr.moving
+                      and tr.struck[0] >= tr.last_seen_t - c.launch_window_s)
+            if struck and t - tr.last_seen_t < c.struck_gone_s:
+                return  # struck as it vanished: judged when it stays unseen
+            tr.judged = True
+            pocket = self._pocket_struck(tr) if struck else None
+            if pocket is not None:
+                self._leave(tr, "potted", pocket)
+            return  # otherwise a ball still for the tracker is only hidden
+        # unseen long enough to judge, once
         tr.judged = True
-        if np.hypot(*x[2:]) < self.config.rest_speed_mm_s:
-            return
         if tr.doubled_frame == tr.last_seen_frame:
             return  # it was a double of the ball beside it, which is still there
-        pocket = self._pocket_ahead(x[:2], x[2:])
+        pocket = self._pocket_ahead(x[:2], x[2:]) or self._pocket_at(x[:2], x[2:])
         if pocket is not None:
             self._leave(tr, "potted", pocket)
         elif self._over_cushion(x[:2], x[2:], tr.gone_t - tr.last_seen_t):
             self._leave(tr, "off_table", "")
+
+    def _pocket_struck(self, tr: _Track) -> str | None:
+        """The pocket a resting ball that vanished when struck was sent at, or None: its
+        velocity is what the striker lost at its kick then (v before - v after; equal masses),
+        None when the striker was not deflected or the ball sent slower than
+        struck_min_speed_mm_s; the pocket whose fall circle that line passes nearest in angle,
+        within struck_angle_deg (or within the circle)."""
+        c = self.config
+        t0, striker = tr.struck
+        kicks = [k for k in striker.kicks if abs(k[0] - t0) <= c.launch_window_s + 1e-9
+                 and np.hypot(*k[1]) >= c.rest_speed_mm_s]
+        if not kicks:
+            return None  # the striker went on undisturbed: it did not hit this ball
+        kick = min(kicks, key=lambda k: abs(k[0] - t0))
+        v = kick[1] - kick[2]
+        speed = float(np.hypot(*v))
+        if speed < c.struck_min_speed_mm_s:
+            return None
+        u = v / speed
+        rel = self._fall_c - tr.kf.x[:2]
+        along = rel @ u
+        miss = np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0])
+        angle = np.degrees(np.arctan2(miss, along))
+        ok = (along > 0) & ((angle <= c.struck_angle_deg) | (miss <= self._fall_r))
+        if not ok.any():
+            return None
+        return self._pocket_names[int(np.flatnonzero(ok)[np.argmin(angle[ok])])]
+
+    def _pocket_at(self, xy: np.ndarray, v: np.ndarray) -> str | None:
+        """The pocket a moving ball vanished in the jaws of, or None: within a ball diameter
+        (and pot_margin_mm) of its fall circle and not heading away from it; the direction of
+        a ball measured a frame or two before it drops is too rough to require more."""
+        c = self.config
+        rel = self._fall_c - xy
+        d = np.hypot(*rel.T)
+        ok = (d <= self._fall_r + c.table.ball_diameter_mm + c.pot_margin_mm) & (rel @ v > 0)
+        if not ok.any():
+            return None
+        return self._pocket_names[int(np.flatnonzero(ok)[np.argmin(d[ok])])]
 
     def _pocket_ahead(self, xy: np.ndarray, v: np.ndarray) -> str | None:
         """The pocket whose fall circle the path from ``xy`` along ``v`` enters within
@@ -917,6 +1120,7 @@ class BallTracker:
         return bool(x < r - e or x > t.width_mm - r + e or y < r - e or y > t.length_mm - r + e)
 
     def _leave(self, tr: _Track, status: str, pocket: str) -> None:
+        self._settle_class(tr)
         tr.status, tr.pocket = status, pocket
         tr.moving = False
         ev = {"type": "pot" if status == "potted" else "off_table", "frame": tr.gone_frame,
@@ -925,6 +1129,31 @@ class BallTracker:
         if status == "potted":
             ev["pocket"] = pocket
         self._events.append(ev)
+
+    def _settle_class(self, tr: _Track) -> None:
+        """A ball leaving play is what its class votes say most (by at least relabel_votes),
+        not necessarily what it was first confirmed as (a blurred white called green that then
+        followed the ball it struck): it takes that class's id when no ball seen now holds it;
+        an unseen holder was a stale record of the same ball and gives way."""
+        c = self.config
+        best = int(np.argmax(tr.votes))
+        if best == tr.cls or tr.votes[best] < c.relabel_votes or best == WHITE:
+            return
+        was = tr.track_id
+        if best == RED:
+            taken = {o.track_id for o in self.tracks}
+            free = [f"red_{n:02d}" for n in range(1, c.reds + 1) if f"red_{n:02d}" not in taken]
+            if not free:
+                return
+            tr.track_id, tr.cls = free[0], RED
+        else:
+            holder = self._track(BALL_CLASSES[best])
+            if holder is not None and holder.status == "seen":
+                return
+            self.tracks = [o for o in self.tracks if o is not holder]
+            tr.track_id, tr.cls = BALL_CLASSES[best], best
+        self._events.append({"type": "relabel", "frame": tr.gone_frame, "t": tr.gone_t,
+                             "ball": tr.track_id, "class": BALL_CLASSES[tr.cls], "was": was})
 
     # -- new balls ---------------------------------------------------------------------------------
     def _candidates_step(self, z, cls, conf, t: float, frame: int) -> None:
@@ -939,13 +1168,15 @@ class BallTracker:
         free = np.ones(len(z), bool)
         if cands and len(z):
             pred = np.array([cd.xy + cd.velocity * (t - cd.t) for cd in cands])
+            # the image noise where each candidate is widens its gate and its path's tolerance
+            noise = 3 * self.model.sigma_image_mm(pred)
             reach = np.array([c.candidate_gate_mm + (t - cd.t) * (
                 c.candidate_speed_mm_s if cd.hits == 1 else np.hypot(*cd.velocity))
-                for cd in cands])
+                for cd in cands]) + noise
             d = np.hypot(*(z[None] - pred[:, None]).transpose(2, 0, 1))
             for i, j in _assign(np.where(d <= reach[:, None], d, _INFEASIBLE), reach):
                 cd = cands[i]
-                cd.add(t, z[j], frame, c.candidate_gate_mm / 2)
+                cd.add(t, z[j], frame, c.candidate_gate_mm / 2 + noise[i])
                 if cls[j] >= 0:
                     cd.votes[cls[j]] += conf[j]
                 free[j] = False
@@ -989,20 +1220,64 @@ class BallTracker:
                 continue  # that ball is elsewhere: the votes' next class
             if tr.status == "predicted" and not self._plausibly_found(tr, cd, t):
                 continue  # hidden a moment ago somewhere else: not this ball
+            if (tr.status in ("potted", "off_table") and k != WHITE
+                    and not self._on_spot(cd.xy, name)):
+                continue  # a colour comes back where the referee puts it: on a spot
             was = tr.status
             self._restart(tr, cd, t, frame)
             if was in ("potted", "off_table"):
                 self._placed(tr, cd, frame)
             return
 
+    def _on_spot(self, xy: np.ndarray, colour: str) -> bool:
+        """Whether ``xy`` (2,) mm is where the referee re-spots ``colour``: on its own spot
+        (within a ball diameter, allowing for the image noise there), or, while a ball covers
+        its own spot, within two diameters of another colour's spot."""
+        table = self.config.table
+        noise = 3 * float(self.model.sigma_image_mm(xy)[0])
+        d_mm = table.ball_diameter_mm
+        own = np.asarray(table.spots_mm[colour], float)
+        if np.hypot(*(xy - own)) <= d_mm + noise:
+            return True
+        on_own = [tr for tr in self.tracks if tr.active
+                  and np.hypot(*(tr.kf.x[:2] - own)) < d_mm]
+        if not on_own:
+            return False
+        spots = np.array([p for n, p in table.spots_mm.items() if n in COLOURS])
+        return bool(np.hypot(*(spots - xy).T).min() <= 2 * d_mm + noise)
+
     def _plausibly_found(self, tr: _Track, cd: _Candidate, t: float) -> bool:
-        """Whether a hidden ball can be the candidate: within its gate, or unseen long enough
-        (lost_after_s) to have been struck while hidden."""
+        """Whether a hidden ball can be the candidate: within its gate, on a path that started
+        where it was left at rest, or unseen long enough (lost_after_s) to have been struck
+        while hidden."""
         c = self.config
         zhat, s = self._predicted_measurements([tr])
         e = cd.xy - zhat[0]
         d2 = float(e @ np.linalg.inv(s[0]) @ e)
-        return d2 <= c.gate_chi2 or t - tr.last_seen_t > c.lost_after_s
+        return (d2 <= c.gate_chi2 or t - tr.last_seen_t > c.lost_after_s
+                or bool(self._path_from_rest([tr], cd)[0]))
+
+    def _path_from_rest(self, tracks: list[_Track], cd: _Candidate) -> np.ndarray:
+        """(N,) bool: the candidate's straight path, traced back to the last sighting of each
+        of ``tracks``, passes over where that track was left at rest (within a ball diameter
+        and the image noise): the ball was set moving while it went unseen (a colour misread
+        struck by the cue, or a ball kissed out of sight)."""
+        c = self.config
+        out = np.zeros(len(tracks), bool)
+        if cd.hits < 2 or np.hypot(*cd.velocity) < 3 * c.rest_speed_mm_s:
+            return out
+        for i, tr in enumerate(tracks):
+            if tr.moving or tr.status != "predicted":
+                continue
+            a = cd.xy + cd.velocity * (min(tr.last_seen_t, cd.first_t) - cd.t)
+            ab = cd.xy - a
+            rel = tr.kf.x[:2] - a
+            s = float(np.clip(rel @ ab / max(ab @ ab, 1e-9), 0.0, 1.0))
+            gap = float(np.hypot(*(rel - s * ab)))
+            reach = (c.table.ball_diameter_mm + c.candidate_gate_mm
+                     + 3 * float(self.model.sigma_image_mm(tr.kf.x[:2])[0]))
+            out[i] = gap <= reach
+        return out
 
     def _confirm_red(self, cd: _Candidate, t: float, frame: int) -> bool:
         """A red turning up is a lost red (one unseen for lost_after_s may have been struck
@@ -1016,8 +1291,9 @@ class BallTracker:
             e = cd.xy - zhat
             d2 = np.einsum("ni,nij,nj->n", e, np.linalg.inv(s), e)
             score = d2 + np.log(np.linalg.det(s))
-            plausible = (d2 <= c.gate_chi2) | np.array([t - tr.last_seen_t > c.lost_after_s
-                                                         for tr in lost])
+            plausible = ((d2 <= c.gate_chi2) | np.array([t - tr.last_seen_t > c.lost_after_s
+                                                          for tr in lost])
+                         | self._path_from_rest(lost, cd))
             if plausible.any() or len(reds) >= c.reds:
                 score = np.where(plausible, score, np.inf) if plausible.any() else score
                 self._restart(lost[int(np.argmin(score))], cd, t, frame)
@@ -1061,6 +1337,9 @@ class BallTracker:
             else:
                 if any(o.active for o in holders):
                     continue  # that ball is on the table and looks like itself
+                if holders and (tr.born_t <= max(o.gone_t for o in holders)
+                                or not self._on_spot(tr.kf.x[:2], BALL_CLASSES[best])):
+                    continue  # that colour left play: back only as a ball re-spotted since
                 # a stale record of that colour (potted, off the table) gives way
                 self.tracks = [o for o in self.tracks if o not in holders]
                 tr.track_id, tr.cls = BALL_CLASSES[best], best
@@ -1081,11 +1360,13 @@ class BallTracker:
         xy = cd.xy + c.exposure_s / 2 * v
         sigma = c.moving_sigma_mm if moving else c.rest_sigma_mm
         kf = self.model.new_filter(xy, v, sigma, c.launch_speed_sigma_mm_s if moving else 0.0)
+        # a candidate's position is the mean of its sightings' image noise
+        kf.P[:2, :2] += self.model.r_image(xy)[0] / max(cd.hits, 1)
         return kf, moving
 
     def _new_track(self, name: str, k: int, cd: _Candidate, t: float, frame: int) -> _Track:
         kf, moving = self._filter_for(cd)
-        tr = _Track(name, k, kf, moving, votes=cd.votes.copy(), anchor_t=t)
+        tr = _Track(name, k, kf, moving, votes=cd.votes.copy(), anchor_t=t, born_t=cd.first_t)
         self._seen(tr, t, frame)
         return tr
 
@@ -1119,7 +1400,8 @@ class BallTracker:
             if tr.active:
                 xy[i] = tr.kf.x[:2]
                 vel[i] = tr.kf.x[2:]
+        events = tuple({**e, "t": self._source_time.get(e["t"], e["t"])} for e in self._events)
         return TableState(frame, t, np.array([tr.track_id for tr in trs], dtype=str),
                           np.array([tr.cls for tr in trs], np.int64), xy, vel,
                           np.array([tr.status for tr in trs], dtype=str),
-                          np.array([tr.pocket for tr in trs], dtype=str), tuple(self._events))
+                          np.array([tr.pocket for tr in trs], dtype=str), events)

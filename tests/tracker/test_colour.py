@@ -79,3 +79,26 @@ def test_features_are_relative_to_the_cloth():
     f = features(np.array([[100.0, 158.0, 168.0]]), cloth_lightness=200.0)
     assert np.allclose(f, [[0.5, 50.0, np.degrees(np.arctan2(40, 30))]])
     assert set(PRIOR_MEAN) == set(BALL_CLASSES)
+
+
+def test_broadcast_whites_are_warm_but_not_yellow():
+    """Cue balls and yellows measured on real broadcast clips (features: lightness over the
+    cloth's, chroma, hue): the warm whites (chroma up to ~50) are whiter than yellow, and the
+    yellows (chroma 80-90, hue nearer orange) yellower than white, each on its own."""
+    c = ColourClassifier()
+    white, yellow = BALL_CLASSES.index("white"), BALL_CLASSES.index("yellow")
+    whites = np.array([[1.48, 50.9, 113.7], [1.24, 47.5, 122.9], [1.57, 39.8, 112.7],
+                       [1.98, 44.9, 114.0], [1.21, 40.8, 120.0], [1.8, 1.5, 109.0]])
+    yellows = np.array([[2.09, 85.3, 103.0], [1.68, 83.3, 94.4]])
+    cw, cy = c.cost(whites), c.cost(yellows)
+    assert (cw[:, white] < cw[:, yellow]).all(), cw[:, [white, yellow]]
+    assert (cy[:, yellow] < cy[:, white]).all(), cy[:, [white, yellow]]
+    # and neither is anything else
+    assert (cw.argmin(1) == white).all() and (cy.argmin(1) == yellow).all()
+
+
+def test_a_dark_ball_tinted_by_the_cloth_is_black():
+    """A far black picks up the cloth's green (chroma ~30 at a third of the cloth's
+    lightness): its darkness says black."""
+    c = ColourClassifier().cost(np.array([[0.28, 34.1, 138.2], [0.16, 20.3, 142.8]]))
+    assert (c.argmin(1) == BALL_CLASSES.index("black")).all()
