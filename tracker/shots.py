@@ -1,15 +1,33 @@
-"""Shots from the stream of table states: when a shot starts and ends, which ball the white
-touched first, what was potted or left the table; the facts the referee is fed.
+"""Shots from the stream of table states: when a shot starts and ends, every contact between
+balls and with a cushion, which ball the white touched first, what was potted or left the
+table, the balls touching the white at rest; the facts the referee is fed.
 
 A shot starts when the white, at rest, is set moving (the cue struck it: it is away from its
-place at two sightings running, and the shot is dated at the first); the first object ball
-to leave its resting place after that was struck first (a ball only moves when something hits
-it, and the white is the only ball moving at the start); the shot ends when every ball on the
-table has been still for ``rest_s`` seconds.
+place at two sightings running, and the shot is dated at the first). It ends when every ball on
+the table has been still for ``rest_s`` seconds, a ball's speed being the slope of its positions
+over the last ``smooth_s`` (one noisy frame does not restart the clock).
+
+Contacts come from the trajectories. Each frame interval is looked at once ``fit_frames`` more
+frames have been seen: every ball gets a straight line fitted to its positions before the
+interval and one after. Two balls touched in the interval when their lines bring their centres
+within a diameter (``contact_tol_mm``) and the contact shows: a resting ball set moving, lines
+that would have overlapped the balls had nothing happened (``overlap_mm``), or velocities
+changed by an impulse along the line of centres. The instant is where the lines before (or, for
+a ball struck from rest, after) put the centres one diameter apart, which orders contacts inside
+a frame interval: the white's first contact is its earliest. A touch too faint for the lines
+(a thin cut at a few mm/s) shows later, when the ball the white came by has crept off its
+place. A ball hit a cushion when its line before would take it into the nose, or its line after
+comes out of it, and the velocity across the nose turned round; the cushion is the nose segment
+between the knuckles it touched (at the knuckles and beyond are the jaws).
+
+Balls touching the white at rest (Section 3 Rule 8) are reported as ``touching`` events: between
+shots once they have rested so for ``rest_s``, and at the end of a shot, when the shot record
+carries the first of them as ``touching_after`` (False when none).
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,32 +35,66 @@ import numpy as np
 from calibration.specs import SNOOKER, SnookerTableSpec
 from tracker.track import TableState
 
+# s: the positions averaged to tell a faintly touched ball has crept off its place
+_NUDGE_S = 0.2
+# mm: a ball meeting a nose line this near a knuckle is in the pocket's mouth, on the jaw
+_KNUCKLE_MM = 5.0
+
 
 @dataclass(frozen=True)
 class ShotConfig:
     """start_mm: how far the white must move from its resting place to start a shot;
     moved_mm: how far an object ball must move to count as struck; onset_mm: the movement that
-    dates when it was struck; decide_s: how long after the first struck ball the others are
-    compared (in a pack several move within a frame or two); pass_frac: how near (in ball
-    diameters) the white's path must come to a resting ball's centre to have gone through or
-    over it; still_mm_s: the speed below which a ball is still; rest_s: how long everything must
-    be still to end a shot; max_speed_mm_s: the fastest a ball goes (a break-off is ~8 m/s): a
-    step of the white faster than this is the tracker finding it again elsewhere, not a path."""
+    dates when it was struck (and shows a resting ball set moving); pass_frac: how near (in
+    ball diameters) the white's path must come to a resting ball's centre to have gone through
+    or over it; still_mm_s: the speed below which a ball is still; rest_s: how long everything
+    must be still to end a shot; smooth_s: the span of positions whose slope is a ball's speed
+    for that; hidden_s: how long a ball out of sight keeps a shot going on the speed the
+    tracker predicts for it (longer, the prediction is a guess); max_speed_mm_s: the fastest a
+    ball goes (a break-off is ~8 m/s): a step of the white faster than this is the tracker
+    finding it again elsewhere, not a path.
+
+    Contacts: fit_frames: frames fitted on each side of an interval (the delay, in frames,
+    before a contact is certain); contact_tol_mm: how much farther than a diameter apart two
+    balls' lines may pass and still have touched (the lines' noise); overlap_mm: how far the
+    lines before must overlap two balls (or one ball and a cushion nose) to show a contact by
+    themselves; kick_mm_s: the velocity change, beyond what the cloth's friction
+    (``friction_mm_s2``) gives between the two lines, that is an impulse; start_mm_s: the speed
+    of a resting ball's line after that shows it was set moving; cushion_mm_s: the speed across
+    a cushion nose, in and out, of a bounce; nudge_mm: how far a resting ball the white came
+    within a diameter (and ``contact_tol_mm``) of must have moved, slowly, to have been
+    touched (the faintest touches move a ball a few millimetres); touch_mm: how much farther
+    than a diameter apart the white and a ball at rest may be to touch (the position noise)."""
 
     start_mm: float = 8.0
     moved_mm: float = 6.0
     onset_mm: float = 2.0
     pass_frac: float = 0.8
-    decide_s: float = 0.25
     still_mm_s: float = 15.0
-    rest_s: float = 0.6
+    rest_s: float = 0.2
+    smooth_s: float = 0.3
+    hidden_s: float = 1.0
     max_speed_mm_s: float = 12000.0
+    fit_frames: int = 3
+    contact_tol_mm: float = 8.0
+    overlap_mm: float = 8.0
+    kick_mm_s: float = 250.0
+    friction_mm_s2: float = 2000.0
+    start_mm_s: float = 60.0
+    cushion_mm_s: float = 40.0
+    nudge_mm: float = 1.5
+    touch_mm: float = 1.0
 
     def __post_init__(self):
-        for name in ("start_mm", "moved_mm", "onset_mm", "pass_frac", "decide_s", "still_mm_s",
-                     "rest_s", "max_speed_mm_s"):
+        for name in ("start_mm", "moved_mm", "onset_mm", "pass_frac", "still_mm_s", "rest_s",
+                     "smooth_s", "hidden_s", "max_speed_mm_s", "fit_frames", "contact_tol_mm",
+                     "overlap_mm", "kick_mm_s", "friction_mm_s2", "start_mm_s", "cushion_mm_s",
+                     "nudge_mm", "touch_mm"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"ShotConfig.{name} must be positive, got {getattr(self, name)}")
+        if int(self.fit_frames) != self.fit_frames or self.fit_frames < 2:
+            raise ValueError(f"ShotConfig.fit_frames must be a whole number >= 2, "
+                             f"got {self.fit_frames}")
 
 
 @dataclass
@@ -55,7 +107,6 @@ class _Shot:
     # id -> (frame, t, distance from the white then): when each object ball began to move
     onset: dict[str, tuple[int, float, float]] = field(default_factory=dict)
     struck: set[str] = field(default_factory=set)
-    first_struck_t: float | None = None
     white_xy: np.ndarray | None = None  # where the white was at the previous frame
     white_t: float = 0.0  # and when
     passed: dict[str, tuple[int, float]] = field(default_factory=dict)  # id -> (frame, t)
@@ -63,21 +114,99 @@ class _Shot:
     cue_potted: bool = False
     off_table: list[str] = field(default_factory=list)
     still_since: float | None = None
+    # frames of the shot (and the few before it): (frame, t, {id: (x, y) seen})
+    history: list[tuple[int, float, dict[str, np.ndarray]]] = field(default_factory=list)
+    next_interval: int = 1  # the interval (history[k - 1], history[k]) to look at next
+    moved: set[str] = field(default_factory=set)  # balls that have moved in the shot
+    last_contact: dict[frozenset, float] = field(default_factory=dict)  # pair -> t
+    last_cushion: dict[tuple[str, str], float] = field(default_factory=dict)
+    white_contacts: list[tuple[float, str]] = field(default_factory=list)  # (t, id)
+    grazed: dict[str, float] = field(default_factory=dict)  # id -> when the white came by
+    classes: dict[str, str] = field(default_factory=dict)
+
+
+def _since(history: list, t: float) -> list:
+    """The entries of ``history`` ((frame, t, ...), in time order) at or after t."""
+    k = len(history)
+    while k > 0 and history[k - 1][1] >= t - 1e-9:
+        k -= 1
+    return history[k:]
+
+
+def _fit_lines(t: np.ndarray, xy: np.ndarray, t_ref: float):
+    """Least-squares lines through each ball's positions: t (M,) s, xy (M, N, 2) mm with NaN
+    where unseen. Returns (position at t_ref (N, 2), velocity (N, 2) mm/s, ok (N,): two or more
+    points)."""
+    w = np.isfinite(xy[..., 0]).astype(float)  # (M, N)
+    x = np.nan_to_num(xy)
+    tt = (t - t_ref)[:, None]
+    s0, s1, s2 = w.sum(0), (w * tt).sum(0), (w * tt * tt).sum(0)
+    sx = (w[..., None] * x).sum(0)
+    stx = (w[..., None] * tt[..., None] * x).sum(0)
+    det = s0 * s2 - s1 * s1
+    ok = (s0 >= 2) & (det > 1e-12)
+    safe = np.where(ok, det, 1.0)
+    v = (s0[:, None] * stx - s1[:, None] * sx) / safe[:, None]
+    p = (sx - v * s1[:, None]) / np.maximum(s0, 1)[:, None]
+    return np.where(ok[:, None], p, np.nan), np.where(ok[:, None], v, 0.0), ok
+
+
+def _first_root(p: np.ndarray, v: np.ndarray, dist: float, lo: float, hi: float) -> float | None:
+    """The first s in [lo, hi] with |p + v s| = dist, going in (p, v (2,)); None if none."""
+    a = float(v @ v)
+    b = float(p @ v)
+    c = float(p @ p) - dist * dist
+    if a < 1e-9:
+        return None
+    disc = b * b - a * c
+    if disc < 0:
+        return None
+    s = (-b - np.sqrt(disc)) / a
+    return float(s) if lo <= s <= hi else None
+
+
+def _closest(p: np.ndarray, v: np.ndarray, lo: float, hi: float) -> tuple[float, float]:
+    """(s, |p + v s|) at the closest approach of p + v s over s in [lo, hi]."""
+    a = float(v @ v)
+    s = float(np.clip(-(p @ v) / a, lo, hi)) if a > 1e-9 else lo
+    return s, float(np.hypot(*(p + v * s)))
 
 
 class ShotTracker:
     """Feed it every frame's TableState (with the tracker's events); it returns the shot events
-    that became certain at that frame: ``shot_start``, ``shot_end`` (with the shot record for
-    the referee under ``record``)."""
+    that became certain at that frame: ``shot_start``, ``contact``, ``cushion``, ``jump``,
+    ``touching`` and ``shot_end`` (with the shot record for the referee under ``record``).
+    Contacts and cushions are dated when they happened, ``fit_frames`` frames or so before."""
 
     def __init__(self, config: ShotConfig | None = None, table: SnookerTableSpec = SNOOKER):
         self.config = config or ShotConfig()
+        self.table = table
         self.table_ball_diameter_mm = table.ball_diameter_mm
         self._shots = 0
         self._shot: _Shot | None = None
         self._rest: dict[str, np.ndarray] = {}
         # when and where the white was first seen away from its place
         self._leaving: tuple[int, float, np.ndarray] | None = None
+        self._recent: deque = deque(maxlen=int(self.config.fit_frames) + 1)
+        self._last_seen: dict[str, float] = {}  # id -> when the ball was last seen
+        # between shots: balls seen touching the white since when, and those reported
+        self._touch_since: dict[str, float] = {}
+        self._touch_told: set[str] = set()
+        # cushion noses: start (6, 2), unit direction (6, 2), length (6,), normal into the
+        # table (6, 2), names
+        centre = np.array([table.width_mm / 2, table.length_mm / 2])
+        a, d, n, lengths, names = [], [], [], [], []
+        for name, (p, q) in table.cushions_mm.items():
+            p, q = np.asarray(p, float), np.asarray(q, float)
+            u = (q - p) / np.hypot(*(q - p))
+            normal = np.array([-u[1], u[0]])
+            if normal @ (centre - p) < 0:
+                normal = -normal
+            a.append(p), d.append(u), n.append(normal), lengths.append(np.hypot(*(q - p)))
+            names.append(name)
+        self._nose_a, self._nose_d = np.array(a), np.array(d)
+        self._nose_n, self._nose_len = np.array(n), np.array(lengths)
+        self._nose_names = tuple(names)
 
     def resume_after(self, shot_number: int) -> None:
         """Number the next shot ``shot_number + 1`` (a match continued from its log)."""
@@ -90,12 +219,17 @@ class ShotTracker:
         out: list[dict] = []
         on = state.on_table()
         ids = state.track_ids
+        seen = {str(ids[i]): state.xy_mm[i].copy() for i in np.flatnonzero(state.state == "seen")
+                if np.isfinite(state.xy_mm[i]).all()}
+        self._recent.append((state.frame, state.t, seen))
+        self._last_seen.update(dict.fromkeys(seen, state.t))
         speed = np.hypot(*state.velocity_mm_s.T) if len(state) else np.zeros(0)
         if self._shot is None:
             # remember where every ball rests; start a shot when the white leaves its place
             for i in np.flatnonzero(on):
                 if speed[i] < cfg.still_mm_s:
                     self._rest[ids[i]] = state.xy_mm[i].copy()
+            out += self._touching_at_rest(state)
             if "white" not in ids:
                 return out
             w = state.index("white")
@@ -105,6 +239,12 @@ class ShotTracker:
                 self._leaving = None
                 return out
             if self._leaving is None:
+                step_s = state.t - self._recent[-2][1] if len(self._recent) > 1 else 0.0
+                if np.hypot(*(state.xy_mm[w] - rest)) > cfg.max_speed_mm_s * step_s:
+                    # farther than any ball goes in a frame: the tracker found the white
+                    # elsewhere (it had another ball before); it rests there
+                    self._rest["white"] = state.xy_mm[w].copy()
+                    return out
                 # one frame away could be one bad detection (beside the cue, say): a struck
                 # white is still away at the next sighting
                 self._leaving = (state.frame, state.t, state.xy_mm[w].copy())
@@ -112,11 +252,16 @@ class ShotTracker:
             frame, t, xy = self._leaving
             self._leaving = None
             self._shots += 1
+            self._touch_since, self._touch_told = {}, set()
             self._shot = _Shot(self._shots, frame, t,
                                {k: v.copy() for k, v in self._rest.items()}, white_xy=xy,
-                               white_t=t)
+                               white_t=t, history=list(self._recent))
+            self._shot.next_interval = max(len(self._shot.history) - 2, 1)
             out.append({"type": "shot_start", "frame": frame, "t": t, "shot": self._shots})
+        else:
+            self._shot.history.append((state.frame, state.t, seen))
         shot = self._shot
+        shot.classes.update(zip(map(str, ids), state.class_names))
         for e in state.events:
             if e["type"] == "pot":
                 if e["ball"] == "white":
@@ -129,26 +274,251 @@ class ShotTracker:
                 else:
                     shot.off_table.append(e["class"])
         self._passes(state, shot)
-        if shot.first_contact is None:
-            out.extend(self._first_contact(state, shot))
-        moving = bool(np.any(speed[on] >= cfg.still_mm_s)) if on.any() else False
-        if moving:
+        self._onsets(state, shot)
+        found = self._nudges(state, shot)
+        while shot.next_interval + cfg.fit_frames <= len(shot.history):
+            found += self._interval(shot, shot.next_interval)
+            shot.next_interval += 1
+        out.extend(sorted(found, key=lambda e: e["t"]))
+        if self._still(state, shot):
+            if shot.still_since is None:
+                shot.still_since = state.t
+            elif state.t - shot.still_since >= cfg.rest_s - 1e-9:
+                out.extend(self._end(state))
+        else:
             shot.still_since = None
-        elif shot.still_since is None:
-            shot.still_since = state.t
-        elif state.t - shot.still_since >= cfg.rest_s:
-            out.extend(self._end(state))
         return out
 
-    def _first_contact(self, state: TableState, shot: _Shot) -> list[dict]:
-        """The object ball that started moving first: each ball's onset is dated by when it
-        first left its place by ``onset_mm``; it counts once it has moved ``moved_mm``."""
+    # -- stillness -------------------------------------------------------------------------------
+    def _still(self, state: TableState, shot: _Shot) -> bool:
+        """Every ball on the table still: the slope of its positions over the last
+        ``smooth_s`` (the tracker's velocity for a ball not seen enough in that time, if seen
+        within ``hidden_s``) is below ``still_mm_s``."""
+        cfg = self.config
+        on = np.flatnonzero(state.on_table())
+        if not len(on):
+            return True
+        recent = _since(shot.history, state.t - cfg.smooth_s)
+        t = np.array([h[1] for h in recent])
+        ids = [str(state.track_ids[i]) for i in on]
+        xy = np.array([[h[2].get(k, (np.nan, np.nan)) for k in ids] for h in recent], float)
+        _, v, ok = _fit_lines(t, xy.reshape(len(t), len(ids), 2), state.t)
+        enough = ok & (np.isfinite(xy[..., 0]).sum(axis=0) >= 3)
+        lost = np.array([state.t - self._last_seen.get(k, -np.inf) > cfg.hidden_s for k in ids])
+        speed = np.where(enough, np.hypot(*v.T),
+                         np.where(lost, 0.0, np.hypot(*state.velocity_mm_s[on].T)))
+        return bool(np.all(speed < cfg.still_mm_s))
+
+    # -- contacts ------------------------------------------------------------------------------
+    def _interval(self, shot: _Shot, k: int) -> list[dict]:
+        """Contacts and cushions in the interval between history frames k - 1 and k."""
+        cfg, W = self.config, int(self.config.fit_frames)
+        lo, hi = max(k - W, 0), min(k + W, len(shot.history))
+        hist = shot.history[lo:hi]
+        ids = sorted({b for h in hist for b in h[2]})
+        if not ids:
+            return []
+        t = np.array([h[1] for h in hist])
+        xy = np.array([[h[2].get(b, (np.nan, np.nan)) for b in ids] for h in hist],
+                      float).reshape(len(hist), len(ids), 2)
+        nb = k - lo
+        t0, t1 = t[nb - 1], t[nb]
+        pb, vb, okb = _fit_lines(t[:nb], xy[:nb], t0)
+        pa, va, oka = _fit_lines(t[nb:], xy[nb:], t1)
+        span = float(np.mean(t[nb:]) - np.mean(t[:nb]))
+        kick = cfg.kick_mm_s + cfg.friction_mm_s2 * span
+        # a ball that has not moved yet rests where it was: its line before is that place
+        resting = np.zeros(len(ids), bool)
+        for n, b in enumerate(ids):
+            rest = shot.rest_xy.get(b)
+            # the white rests until the cue strikes it, the others until a ball does
+            if (b not in shot.moved and rest is not None
+                    and (b != "white" or t1 <= shot.t + 1e-9)):
+                resting[n] = True
+                pb[n], vb[n], okb[n] = rest, 0.0, True
+        dv = va - vb
+        # set moving: seen off its place at the first frame after the interval, and moving
+        first = xy[nb]
+        first = np.where(np.isfinite(first), first, pa)
+        started = (resting & oka & (np.hypot(*va.T) > cfg.start_mm_s)
+                   & (np.hypot(*(first - pb).T) > cfg.onset_mm))
+        # when it left: the line after, run back to its place (a slow ball may have left a
+        # frame or two before it was seen off it)
+        depart = np.full(len(ids), np.nan)
+        for n in np.flatnonzero(started):
+            back = float((pa[n] - pb[n]) @ va[n] / (va[n] @ va[n]))
+            depart[n] = float(np.clip(t1 - back, t[0], t1))
+        kicked = okb & oka & (np.hypot(*dv.T) > kick)
+        out: list[dict] = []
+        hits: dict[int, list[float]] = {}
+        out += self._contacts(shot, ids, t, nb, pb, vb, okb, pa, va, oka, started, depart,
+                              resting, kicked, kick, hits)
+        # each line holds between the impulses of the interval: the line before up to the
+        # first contact, the line after back to the last one or to leaving a resting place
+        before_to = np.array([min([t1] + hits.get(n, [])) for n in range(len(ids))])
+        after_from = np.array([max([t0] + hits.get(n, []) + ([depart[n]] if started[n] else []))
+                               for n in range(len(ids))])
+        out += self._cushions(shot, ids, t, nb, pb, vb, okb, pa, va, oka, before_to,
+                              after_from, np.array([n in hits for n in range(len(ids))]))
+        for n in np.flatnonzero(started):
+            shot.moved.add(ids[n])
+        if "white" in ids and t1 > shot.t + 1e-9:
+            shot.moved.add("white")
+        return out
+
+    def _contacts(self, shot, ids, t, nb, pb, vb, okb, pa, va, oka, started, depart, resting,
+                  kicked, kick, hits: dict[int, list[float]]) -> list[dict]:
+        """Ball-ball contacts in the interval (t[nb - 1], t[nb]] from the lines before (pb, vb
+        at t[nb - 1]) and after (pa, va at t[nb]) of balls ``ids``; ``started``: resting balls
+        set moving, at ``depart``; ``kicked``: velocity changed by more than ``kick``. The
+        instants of each ball's contacts go into ``hits`` (ball index -> [t])."""
+        cfg = self.config
+        D = self.table_ball_diameter_mm
+        t0, t1 = t[nb - 1], t[nb]
+        dt = t1 - t0
+        n = len(ids)
+        # candidates: the pair's positions at either end of the interval within reach
+        p0 = np.where(okb[:, None], pb, pa - va * dt)
+        p1 = np.where(oka[:, None], pa, pb + vb * dt)
+        reach = np.hypot(*(p1 - p0).T)
+        gap0 = np.hypot(*(p0[:, None] - p0[None]).transpose(2, 0, 1))
+        gap1 = np.hypot(*(p1[:, None] - p1[None]).transpose(2, 0, 1))
+        near = (np.minimum(gap0, gap1) < D + cfg.contact_tol_mm + reach[:, None] + reach[None])
+        near &= np.triu(np.ones((n, n), bool), 1)
+        out = []
+        for i, j in zip(*np.nonzero(near)):
+            if not ((oka[i] or okb[i]) and (oka[j] or okb[j])):
+                continue
+            # a ball resting before must be set moving by a contact
+            if (resting[i] and not started[i]) or (resting[j] and not started[j]):
+                continue
+            if not (started[i] or started[j] or kicked[i] or kicked[j]):
+                continue
+            close, tau, overlap = np.inf, None, False
+            if okb[i] and okb[j]:
+                s, d = _closest(pb[j] - pb[i], vb[j] - vb[i], 0.0, dt)
+                close = min(close, d)
+                overlap |= d < D - cfg.overlap_mm
+                # a ball struck from rest may have been seen off its place late
+                early = t[0] - t0 if started[i] or started[j] else -0.5 * dt
+                root = _first_root(pb[j] - pb[i], vb[j] - vb[i], D, early, dt)
+                if root is not None:
+                    tau = t0 + root
+            if oka[i] and oka[j]:
+                p, v = pa[j] - pa[i], va[j] - va[i]
+                # run back no further than a ball set moving from rest left its place
+                back = max([-dt] + [depart[n] - t1 for n in (i, j) if started[n]])
+                s, d = _closest(p, v, min(back, 0.0), 0.0)
+                close = min(close, d)
+                overlap |= d < D - cfg.overlap_mm
+                if tau is None:
+                    root = _first_root(p, -v, D, -0.5 * dt, dt)  # backwards in time
+                    if root is not None:
+                        tau = t1 - root
+            if close > D + cfg.contact_tol_mm:
+                continue
+            # the impulse along the line of centres (from i to j): pushes j on, i back
+            nrm = (pb[j] - pb[i]) if okb[i] and okb[j] else (pa[j] - pa[i])
+            nrm = nrm / max(float(np.hypot(*nrm)), 1e-9)
+            push_j = float((va[j] - vb[j]) @ nrm) if oka[j] and okb[j] else 0.0
+            push_i = -float((va[i] - vb[i]) @ nrm) if oka[i] and okb[i] else 0.0
+            impulse = max(push_i, push_j) > 0.5 * kick and min(push_i, push_j) > -0.5 * kick
+            # the white leaving its place at the shot's start was the cue's doing
+            struck = [n for n in (i, j) if started[n] and ids[n] != "white"]
+            if not (struck or overlap or impulse):
+                continue
+            if started[i] and started[j]:
+                # touching balls set moving together: when the later of them left its place
+                tau = max(depart[i], depart[j])
+            elif tau is None or not (okb[i] and okb[j]):
+                tau = (depart[i] if started[i] else depart[j] if started[j]
+                       else tau if tau is not None else t0 + 0.5 * dt)
+            if tau > t1 + 0.25 * dt:
+                continue  # the next interval's
+            tau = float(np.clip(tau, t[0], t1))
+            pair = frozenset((ids[i], ids[j]))
+            last = shot.last_contact.get(pair)
+            if last is not None and tau - last < cfg.fit_frames * dt:
+                continue
+            shot.last_contact[pair] = tau
+            hits.setdefault(i, []).append(tau)
+            hits.setdefault(j, []).append(tau)
+            a, b = ids[i], ids[j]
+            if b == "white":
+                a, b = b, a
+            if a == "white":
+                shot.white_contacts.append((tau, b))
+            out.append(self._event("contact", shot, tau, balls=[a, b],
+                                   classes=[shot.classes.get(a), shot.classes.get(b)]))
+        return out
+
+    def _cushions(self, shot, ids, t, nb, pb, vb, okb, pa, va, oka, before_to, after_from,
+                  touched) -> list[dict]:
+        """Cushion contacts in the interval (t[nb - 1], t[nb]]: the lines before hold up to
+        ``before_to`` (N,), those after back to ``after_from`` (N,); ``touched`` (N,): balls
+        in a ball-ball contact in the interval."""
+        cfg = self.config
+        R = self.table_ball_diameter_mm / 2
+        t0, t1 = t[nb - 1], t[nb]
+        dt = t1 - t0
+        out = []
+        for n in np.flatnonzero(oka & okb):
+            # distance of the centre from each nose line, and the speed across it
+            sb = np.einsum("sk,sk->s", pb[n] - self._nose_a, self._nose_n)
+            ub = self._nose_n @ vb[n]
+            sa = np.einsum("sk,sk->s", pa[n] - self._nose_a, self._nose_n)
+            ua = self._nose_n @ va[n]
+            into = ub < -cfg.cushion_mm_s
+            out_of = ua > cfg.cushion_mm_s
+            # the line before runs into the nose in the interval, or the line after comes out
+            # of it
+            reach_b = sb + ub * (before_to[n] - t0)
+            reach_a = sa - ua * (t1 - after_from[n])
+            hit_b = into & (reach_b < R - cfg.overlap_mm) & (sb > R - cfg.contact_tol_mm)
+            hit_a = out_of & (reach_a < R - cfg.overlap_mm) & (sa > R - cfg.contact_tol_mm)
+            turned = (into & out_of & (np.minimum(reach_b, reach_a) < R + cfg.contact_tol_mm)
+                      & (not touched[n]))
+            for s in np.flatnonzero(hit_b | hit_a | turned):
+                if into[s]:
+                    tau = t0 + (R - sb[s]) / ub[s]
+                    where = pb[n] + vb[n] * (tau - t0)
+                else:
+                    tau = t1 - (sa[s] - R) / ua[s]
+                    where = pa[n] + va[n] * (tau - t1)
+                if not t0 - 0.5 * dt <= tau <= t1 + 0.25 * dt:
+                    continue  # the lines meet outside the interval: not this one's
+                tau = float(np.clip(tau, t0, t1))
+                along = float((where - self._nose_a[s]) @ self._nose_d[s])
+                if not _KNUCKLE_MM <= along <= self._nose_len[s] - _KNUCKLE_MM:
+                    continue  # at or past the knuckles: a jaw of the pocket
+                key = (ids[n], self._nose_names[s])
+                last = shot.last_cushion.get(key)
+                if last is not None and tau - last < cfg.fit_frames * dt:
+                    continue
+                shot.last_cushion[key] = tau
+                out.append(self._event("cushion", shot, tau, ball=ids[n],
+                                       **{"class": shot.classes.get(ids[n])},
+                                       cushion=self._nose_names[s]))
+        return out
+
+    def _event(self, type_: str, shot: _Shot, t: float, **fields) -> dict:
+        """An event at time t, dated by the first frame at or after it."""
+        k = len(shot.history) - 1
+        while k > 0 and shot.history[k - 1][1] >= t - 1e-9:
+            k -= 1
+        return {"type": type_, "frame": shot.history[k][0], "t": float(t), **fields}
+
+    # -- first contact from the object balls' onsets -------------------------------------------
+    def _onsets(self, state: TableState, shot: _Shot) -> None:
+        """When each object ball first left its place by ``onset_mm`` (counted once it has
+        moved ``moved_mm``): the first contact when the trajectories gave none (the white
+        hidden at the contact, say)."""
         cfg = self.config
         on = state.on_table()
         white = (state.xy_mm[state.index("white")] if "white" in state.track_ids
                  else np.full(2, np.nan))
         for i in np.flatnonzero(on):
-            tid = state.track_ids[i]
+            tid = str(state.track_ids[i])
             rest = shot.rest_xy.get(tid)
             if tid == "white" or rest is None:
                 continue
@@ -156,19 +526,44 @@ class ShotTracker:
             if moved > cfg.onset_mm and tid not in shot.onset:
                 gap = float(np.hypot(*(rest - white))) if np.isfinite(white).all() else np.inf
                 shot.onset[tid] = (state.frame, state.t, gap)
-            if moved > cfg.moved_mm and tid not in shot.struck:
+            if moved > cfg.moved_mm:
                 shot.struck.add(tid)
-                if shot.first_struck_t is None:
-                    shot.first_struck_t = state.t
-        if shot.first_struck_t is None or state.t - shot.first_struck_t < cfg.decide_s:
-            return []
-        # balls set moving in the same frame (a pack): the one beside the white was hit by it
-        tid = str(min(shot.struck, key=lambda k: (shot.onset[k][0], shot.onset[k][2], k)))
-        cls = state.class_names[state.index(tid)]
-        shot.first_contact = cls
-        frame, t, _ = shot.onset[tid]
-        return [{"type": "contact", "frame": frame, "t": t, "balls": ["white", tid],
-                 "classes": ["white", cls]}]
+
+    def _first_contact(self, shot: _Shot) -> str | None:
+        """The class of the ball the white touched first: its earliest contact, unless an
+        object ball was seen off its place before that (a contact the lines missed: only the
+        white moves at first, so that ball was hit by it); with no contact, the object ball
+        that started moving first (in a pack, the one beside the white)."""
+        first = min(shot.white_contacts) if shot.white_contacts else None
+        if shot.struck:
+            tid = min(shot.struck, key=lambda k: (shot.onset[k][0], shot.onset[k][2], k))
+            if first is None or shot.onset[tid][1] < first[0]:
+                return shot.classes.get(tid)
+        return None if first is None else shot.classes.get(first[1])
+
+    def _nudges(self, state: TableState, shot: _Shot) -> list[dict]:
+        """Contacts too faint for the lines: a resting ball the white came by that has since
+        crept off its place by ``nudge_mm`` (its positions over the last ``_NUDGE_S``), too
+        slowly to have been seen set moving. Dated when the white came by."""
+        cfg = self.config
+        out = []
+        recent = _since(shot.history, state.t - _NUDGE_S)
+        for tid, t_by in list(shot.grazed.items()):
+            if tid in shot.moved:
+                continue
+            pts = np.array([h[2][tid] for h in recent if tid in h[2]])
+            if len(pts) < 3:
+                continue
+            t = np.array([h[1] for h in recent if tid in h[2]])
+            _, v, _ = _fit_lines(t, pts[:, None], state.t)
+            away = float(np.hypot(*(pts.mean(axis=0) - shot.rest_xy[tid])))
+            if away > cfg.nudge_mm and float(np.hypot(*v[0])) < cfg.start_mm_s:
+                shot.moved.add(tid)
+                shot.white_contacts.append((t_by, tid))
+                shot.last_contact[frozenset(("white", tid))] = t_by
+                out.append(self._event("contact", shot, t_by, balls=["white", tid],
+                                       classes=["white", shot.classes.get(tid)]))
+        return out
 
     def _passes(self, state: TableState, shot: _Shot) -> None:
         """Balls at rest that the white's path went through: between two frames the white's
@@ -189,41 +584,121 @@ class ShotTracker:
         if L2 > (self.config.max_speed_mm_s * dt) ** 2:
             return
         reach = self.config.pass_frac * self.table_ball_diameter_mm
+        D = self.table_ball_diameter_mm
         for tid, rest in shot.rest_xy.items():
-            if tid == "white" or tid in shot.passed:
+            if tid == "white":
                 continue
             s = 0.0 if L2 < 1e-9 else float(np.clip((rest - a) @ ab / L2, 0, 1))
-            if np.hypot(*(a + s * ab - rest)) < reach:
+            gap = float(np.hypot(*(a + s * ab - rest)))
+            if gap < reach and tid not in shot.passed:
                 shot.passed[tid] = (state.frame, state.t)
+            if gap < D + self.config.contact_tol_mm and tid not in shot.grazed:
+                # when the white came a diameter from it (or nearest, if not that near)
+                root = _first_root(a - rest, ab, D, 0.0, 1.0)
+                shot.grazed[tid] = state.t - dt + dt * (s if root is None else root)
 
     def _jumps(self, shot: _Shot) -> tuple[list[dict], bool]:
         """(jump events, whether a jump came before the first contact: the jump-shot foul of
         the definitions in Section 2, which excepts jumping a ball after a lawful contact)."""
         events, foul = [], False
         first_t = None
-        if shot.first_contact is not None and shot.struck:
+        if shot.white_contacts:
+            first_t = min(shot.white_contacts)[0]
+        elif shot.struck:
             first_t = min(shot.onset[k][1] for k in shot.struck)
         for tid, (frame, t) in sorted(shot.passed.items(), key=lambda kv: kv[1]):
-            if tid in shot.struck:
+            if tid in shot.struck or tid in shot.moved:
                 continue
             events.append({"type": "jump", "frame": frame, "t": t, "ball": "white",
                            "class": "white", "over": tid})
             foul = foul or first_t is None or t < first_t
         return events, foul
 
+    def _touching(self, state: TableState, shot: _Shot) -> list[str]:
+        """Ids of the balls the white rests against: centres within a diameter and
+        ``touch_mm``, positions averaged over the stillness before the end."""
+        if "white" not in state.track_ids or not state.on_table()[state.index("white")]:
+            return []
+        since = shot.still_since if shot.still_since is not None else state.t
+        recent = [h[2] for h in _since(shot.history, since)] or [{}]
+        mean = {}
+        for i in np.flatnonzero(state.on_table()):
+            tid = str(state.track_ids[i])
+            pts = [h[tid] for h in recent if tid in h]
+            mean[tid] = np.mean(pts, axis=0) if pts else state.xy_mm[i]
+        w = mean["white"]
+        limit = self.table_ball_diameter_mm + self.config.touch_mm
+        return sorted(k for k, p in mean.items()
+                      if k != "white" and float(np.hypot(*(p - w))) <= limit)
+
+    def _no_stroke(self, state: TableState, shot: _Shot) -> bool:
+        """Nothing happened: no ball but the white moved, touched anything or left the table,
+        and the white is back within ``start_mm`` of where it rested, or never rolled (no five
+        frames running of steps between 1 mm and the fastest a ball goes: the tracker moved
+        the white's track about between balls, at the start of a clip)."""
+        rest = shot.rest_xy.get("white")
+        if rest is None or "white" not in state.track_ids:
+            return False
+        w = state.xy_mm[state.index("white")]
+        seen = [(h[1], h[2]["white"]) for h in shot.history if "white" in h[2]]
+        run = longest = 0
+        for (t0, a), (t1, b) in zip(seen, seen[1:]):
+            step = float(np.hypot(*(b - a)))
+            run = run + 1 if 1.0 < step <= self.config.max_speed_mm_s * (t1 - t0) else 0
+            longest = max(longest, run)
+        back = np.isfinite(w).all() and np.hypot(*(w - rest)) <= self.config.start_mm
+        return bool((back or longest < 5)
+                    and not (shot.moved - {"white"}) and not shot.struck
+                    and not shot.white_contacts and not shot.potted and not shot.off_table
+                    and not shot.cue_potted and not shot.last_cushion)
+
+    def _touching_at_rest(self, state: TableState) -> list[dict]:
+        """Between shots: a ``touching`` event for each ball resting against the white for
+        ``rest_s`` (the position of a frame's start, or one set up by hand), once."""
+        rest = self._rest
+        w = rest.get("white")
+        if w is None or "white" not in state.track_ids:
+            return []
+        on = {str(k) for k in state.track_ids[state.on_table()]}
+        limit = self.table_ball_diameter_mm + self.config.touch_mm
+        now = {k for k, p in rest.items()
+               if k != "white" and k in on and float(np.hypot(*(p - w))) <= limit}
+        self._touch_since = {k: self._touch_since.get(k, state.t) for k in now}
+        out = []
+        for k, since in sorted(self._touch_since.items()):
+            if k not in self._touch_told and state.t - since >= self.config.rest_s - 1e-9:
+                self._touch_told.add(k)
+                cls = state.class_names[state.index(k)]
+                out.append({"type": "touching", "frame": state.frame, "t": state.t,
+                            "balls": ["white", k], "classes": ["white", cls]})
+        return out
+
     def _end(self, state: TableState) -> list[dict]:
         shot = self._shot
         self._shot = None
         self._rest = {}
+        if self._no_stroke(state, shot):
+            # the white seen off its place beside the cue or a hand, then back: no shot
+            self._shots -= 1
+            return []
+        if shot.first_contact is None:
+            shot.first_contact = self._first_contact(shot)
         jumps, jump_foul = self._jumps(shot)
+        touching = self._touching(state, shot)
+        self._touch_told = set(touching)
+        touch_events = [{"type": "touching", "frame": state.frame, "t": state.t,
+                         "balls": ["white", b], "classes": ["white", shot.classes.get(b)]}
+                        for b in touching]
         record = {"type": "shot", "first_contact": shot.first_contact, "potted": shot.potted,
                   "cue_potted": shot.cue_potted, "off_table": shot.off_table,
                   "nominated": None, "foul": "jump_shot" if jump_foul else None,
                   "snookered_after": None, "miss": None,
+                  "touching_after": shot.classes.get(touching[0]) if touching else False,
                   "positions": {tid: [round(float(x), 1), round(float(y), 1)]
                                 for tid, (x, y), ok in zip(state.track_ids, state.xy_mm,
                                                            state.on_table()) if ok}}
-        return jumps + [{"type": "shot_end", "frame": state.frame, "t": state.t,
-                         "shot": shot.number, "first_contact": shot.first_contact,
-                         "potted": list(shot.potted), "cue_potted": shot.cue_potted,
-                         "off_table": list(shot.off_table), "record": record}]
+        return jumps + touch_events + [
+            {"type": "shot_end", "frame": state.frame, "t": state.t, "shot": shot.number,
+             "first_contact": shot.first_contact, "potted": list(shot.potted),
+             "cue_potted": shot.cue_potted, "off_table": list(shot.off_table),
+             "record": record}]

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from calibration.specs import BALL_CLASSES
+from calibration.specs import BALL_CLASSES, SNOOKER
 from tracker.shots import ShotConfig, ShotTracker
 from tracker.sim.truth import read_truth
 from tracker.track import BallTracker
@@ -27,21 +27,29 @@ def last_motion_t(b, t0: float, t1: float) -> float:
 
 
 def shot_ends(name: str, seed: int = 0):
+    meta, ends, contacts, b, _ = shot_events(name, seed)
+    return meta, ends, contacts, b
+
+
+def shot_events(name: str, seed: int = 0):
+    """(truth meta, shot ends, contacts and jumps, ball truth, every shot event) of a sample
+    clip's truth run through the tracker and the shot tracker."""
     meta, b = read_truth(SAMPLES / f"{name}.mp4")
     rng = np.random.default_rng(seed)
     tracker, shots = BallTracker(), ShotTracker()
-    ends, contacts = [], []
+    ends, contacts, every = [], [], []
     for f in range(len(b.t)):
         seen = (b.visible[f] >= 0.5) & np.isin(b.state[f], ["rest", "moving", "airborne"])
         xy = b.pos_mm[f, seen, :2] + rng.normal(0, 0.5, (int(seen.sum()), 2))
         cls = np.array([BALL_CLASSES.index(c) for c in np.array(b.classes)[seen]], dtype=int)
         state = tracker.update(f, float(b.t[f]), xy, cls, np.full(len(cls), 0.9))
         for e in shots.update(state):
+            every.append(e)
             if e["type"] == "shot_end":
                 ends.append(e)
             elif e["type"] in ("contact", "jump"):
                 contacts.append(e)
-    return meta, ends, contacts, b
+    return meta, ends, contacts, b, every
 
 
 @pytest.mark.parametrize("name", ["break_off", "in_off", "miss", "wrong_ball_first",
@@ -124,3 +132,251 @@ def test_a_white_off_its_place_for_one_frame_starts_no_shot():
         out += shots.update(_state(f, {"white": white, "red_01": red}))
     assert [(e["type"], e["frame"]) for e in out if e["type"] == "shot_start"] == [
         ("shot_start", 57)]
+
+
+@pytest.mark.parametrize("name", ["double_kiss", "miss", "touching", "occlusion", "in_off"])
+def test_cushions_and_contacts_match_the_truth(name):
+    """Every cushion of the truth is found, named and dated within two frames, and every
+    contact found is one of the truth's (balls compared by class: the tracker numbers the
+    reds its own way)."""
+    meta, _, _, _, every = shot_events(name)
+
+    def key(e):
+        return (e["type"], e.get("class"), e.get("cushion"), tuple(sorted(e.get("classes", ()))))
+
+    truth = [(key(e), e["frame"]) for e in meta["events"] if e["type"] in ("cushion", "contact")]
+    ours = [(key(e), e["frame"]) for e in every if e["type"] in ("cushion", "contact")]
+    for k, f in truth:
+        if k[0] == "cushion":
+            assert any(k == k2 and abs(f - f2) <= 2 for k2, f2 in ours), (k, f, ours)
+    for k, f in ours:
+        assert any(k == k2 and abs(f - f2) <= 2 for k2, f2 in truth), (k, f, truth)
+    # reported in time order
+    assert [e["t"] for e in every if e["type"] in ("cushion", "contact")] == sorted(
+        e["t"] for e in every if e["type"] in ("cushion", "contact"))
+
+
+def _run(frames: list[dict], rng=None, sigma: float = 0.0) -> list[dict]:
+    """Every event of a ShotTracker fed ``frames`` (each id -> x, y, vx, vy) at 30 fps, with
+    ``sigma`` mm of noise on the positions."""
+    shots, out = ShotTracker(), []
+    rng = rng or np.random.default_rng(0)
+    for f, balls in enumerate(frames):
+        noisy = {k: (v[0] + rng.normal(0, sigma), v[1] + rng.normal(0, sigma), *v[2:])
+                 for k, v in balls.items()}
+        out += shots.update(_state(f, noisy))
+    return out
+
+
+def _white_into_red(t_hit: float, v: float = 1500.0, cut_mm: float = 0.0, frames: int = 110):
+    """The white rolls up the table at v mm/s and hits a resting red at t_hit s (full ball, or
+    ``cut_mm`` off full); after the contact the white stops dead (a stun) and the red runs on
+    at v (a full hit) or the two split along the line of centres, both slowing to a stop
+    in a second."""
+    D = SNOOKER.ball_diameter_mm
+    red0 = np.array([900.0, 2000.0])
+    n = np.array([-cut_mm, np.sqrt(D * D - cut_mm ** 2)]) / D  # from the white to the red
+    white_hit = red0 - n * D
+    u = np.array([0.0, 1.0])
+    vr = v * (u @ n) * n
+    vw = v * u - vr
+    out = []
+    for f in range(frames):
+        t = f / 30.0 - t_hit
+        if t < -(t_hit - 0.5):  # at rest before the strike at 0.5 s
+            w, vw_now = white_hit - u * v * (t_hit - 0.5), np.zeros(2)
+            r, vr_now = red0, np.zeros(2)
+        elif t < 0:
+            w, vw_now, r, vr_now = white_hit + u * v * t, u * v, red0, np.zeros(2)
+        else:
+            k = max(1.0 - t, 0.0)  # speed left, as a fraction, slowing to a stop at 1 s
+            s = min(t, 1.0) - 0.5 * min(t, 1.0) ** 2
+            w, vw_now, r, vr_now = white_hit + vw * s, vw * k, red0 + vr * s, vr * k
+        out.append({"white": (*w, *vw_now), "red_01": (*r, *vr_now),
+                    "black": (300.0, 3000.0, 0.0, 0.0)})
+    return out
+
+
+@pytest.mark.parametrize("t_hit", [1.0 + 0.1 / 30, 1.0 + 0.5 / 30, 1.0 + 0.9 / 30])
+def test_a_contact_is_dated_inside_its_frame_interval(t_hit):
+    """Sub-frame timing: the contact's t is within a tenth of a frame of the truth and its
+    frame is the first at or after it."""
+    events = _run(_white_into_red(t_hit), sigma=0.5)
+    contacts = [e for e in events if e["type"] == "contact"]
+    assert len(contacts) == 1 and contacts[0]["balls"] == ["white", "red_01"]
+    assert abs(contacts[0]["t"] - t_hit) < 0.1 / 30
+    assert contacts[0]["frame"] == int(np.ceil(t_hit * 30))
+    end = next(e for e in events if e["type"] == "shot_end")
+    assert end["first_contact"] == "red"
+
+
+def test_a_thin_cut_is_a_contact():
+    events = _run(_white_into_red(1.0 + 0.3 / 30, cut_mm=49.0), sigma=0.5)
+    assert [e["balls"] for e in events if e["type"] == "contact"] == [["white", "red_01"]]
+
+
+def _slowing(t: float) -> tuple[float, float]:
+    """(distance, speed) as fractions of a start speed of a ball slowing to a stop in 1 s."""
+    u = min(t, 1.0)
+    return u - 0.5 * u * u, 1.0 - u
+
+
+def test_the_first_of_two_balls_hit_in_one_frame_is_the_first_contact():
+    """The white kisses a red thinly and hits a black full a few milliseconds later, inside
+    the same frame interval: the red was first."""
+    D = SNOOKER.ball_diameter_mm
+    v = 3000.0
+    frames = []
+    red0, black0 = np.array([900.0 - 50.0, 2000.0]), np.array([900.0, 2000.0 + D + 10.0])
+    t_red = 1.0 + 0.2 / 30  # white centre at y = red's y - sqrt(D^2 - 50^2)
+    y_red = red0[1] - np.sqrt(D * D - 50.0 ** 2)
+    t_black = t_red + (black0[1] - D - y_red) / v
+    assert int(t_red * 30) == int(t_black * 30)  # one frame interval
+    for f in range(110):
+        t = f / 30.0
+        if t < 0.5:
+            w, vw = np.array([900.0, y_red - v * (t_red - 0.5)]), (0.0, 0.0)
+        elif t < t_black:
+            w, vw = np.array([900.0, y_red + v * (t - t_red)]), (0.0, v)
+        else:
+            w, vw = np.array([900.0, black0[1] - D]), (0.0, 0.0)
+        red = (*red0, 0.0, 0.0) if t < t_red else (
+            *(red0 + _slowing(t - t_red)[0] * np.array([-300.0, 60.0])),
+            *(_slowing(t - t_red)[1] * np.array([-300.0, 60.0])))
+        black = (*black0, 0.0, 0.0) if t < t_black else (
+            black0[0], black0[1] + v * _slowing(t - t_black)[0], 0.0,
+            v * _slowing(t - t_black)[1])
+        frames.append({"white": (*w, *vw), "red_01": red, "black": black})
+    events = _run(frames, sigma=0.3)
+    end = next(e for e in events if e["type"] == "shot_end")
+    assert end["first_contact"] == "red"
+    contacts = [e for e in events if e["type"] == "contact"]
+    assert [c["balls"] for c in contacts] == [["white", "red_01"], ["white", "black"]]
+
+
+def _bounce(x0: float, y0: float, vx: float, vy: float, frames: int = 70):
+    """A ball at rest at (x0, y0) set moving at (vx, vy) mm/s at frame 10, mirrored off
+    whichever cushion nose it meets."""
+    R = SNOOKER.ball_radius_mm
+    out = []
+    for f in range(frames):
+        t = max(f - 10, 0) / 30.0
+        x, y = x0 + vx * t, y0 + vy * t
+        ux, uy = (vx, vy) if f >= 10 else (0.0, 0.0)
+        if x < R:
+            x, ux = 2 * R - x, -vx
+        if x > SNOOKER.width_mm - R:
+            x, ux = 2 * (SNOOKER.width_mm - R) - x, -vx
+        if y < R:
+            y, uy = 2 * R - y, -vy
+        if y > SNOOKER.length_mm - R:
+            y, uy = 2 * (SNOOKER.length_mm - R) - y, -vy
+        out.append((x, y, ux, uy))
+    return out
+
+
+def _white_struck(f: int) -> tuple[float, float, float, float]:
+    """The white struck at frame 10 to roll slowly down the middle of the table, alone."""
+    return (800.0, 1500.0 - 10.0 * max(f - 10, 0), 0.0, -300.0 if f >= 10 else 0.0)
+
+
+@pytest.mark.parametrize("start,velocity,cushion", [
+    ((400.0, 300.0), (0.0, -900.0), "baulk"),
+    ((400.0, 3300.0), (100.0, 900.0), "top"),
+    ((300.0, 1000.0), (-900.0, 50.0), "left_baulk"),
+    ((300.0, 2500.0), (-900.0, 50.0), "left_top"),
+    ((1500.0, 1000.0), (900.0, 50.0), "right_baulk"),
+    ((1500.0, 2500.0), (900.0, -50.0), "right_top"),
+])
+def test_a_cushion_is_named_and_dated(start, velocity, cushion):
+    """x runs along the baulk cushion from the left, y from baulk to the top; the long
+    cushions split at the middle pockets."""
+    path = _bounce(*start, *velocity)
+    R = SNOOKER.ball_radius_mm
+    frames = [{"white": _white_struck(f), "red_01": p} for f, p in enumerate(path)]
+    events = _run(frames, sigma=0.5)
+    cushions = [e for e in events if e["type"] == "cushion" and e["ball"] == "red_01"]
+    assert [e["cushion"] for e in cushions] == [cushion]
+    # when the centre came a radius from the nose
+    x0, y0 = start
+    vx, vy = velocity
+    if cushion in ("baulk", "top"):
+        t = (y0 - R) / -vy if cushion == "baulk" else (SNOOKER.length_mm - R - y0) / vy
+    else:
+        t = (x0 - R) / -vx if cushion.startswith("left") else (SNOOKER.width_mm - R - x0) / vx
+    assert abs(cushions[0]["t"] - 10 / 30 - t) < 0.2 / 30
+
+
+def test_a_ball_in_the_jaws_is_no_cushion():
+    """A ball rattled between the jaws of the middle pocket, beyond the knuckles: no cushion."""
+    L = SNOOKER.length_mm
+    path = _bounce(200.0, L / 2 + 10.0, -900.0, 0.0)
+    frames = [{"white": _white_struck(f), "red_01": p} for f, p in enumerate(path)]
+    events = _run(frames, sigma=0.5)
+    assert not [e for e in events if e["type"] == "cushion" and e["ball"] == "red_01"]
+
+
+def _rolling_stop(v0: float, decel: float, frames: int, hidden: range = range(0)):
+    """The white rolls from rest at frame 10 at v0 mm/s, slowing by decel mm/s^2 to a stop;
+    a red beside it at rest. (frames, the time it stops)."""
+    t_stop = 10 / 30 + v0 / decel
+    out = []
+    for f in range(frames):
+        t = f / 30.0
+        s = min(max(t - 10 / 30, 0.0), v0 / decel)
+        y = 500.0 + v0 * s - 0.5 * decel * s * s
+        v = max(v0 - decel * s, 0.0) if t >= 10 / 30 else 0.0
+        out.append({"white": (900.0, y, 0.0, v), "red_01": (400.0, 3000.0, 0.0, 0.0)})
+    return out, t_stop
+
+
+def test_a_shot_ends_soon_after_the_balls_stop():
+    frames, t_stop = _rolling_stop(800.0, 400.0, 150)
+    end = [e for e in _run(frames, sigma=0.5) if e["type"] == "shot_end"]
+    assert len(end) == 1 and 0 <= end[0]["t"] - t_stop < 0.45
+
+
+def test_a_slow_ball_is_not_at_rest():
+    """Rolling slowly (40 mm/s and slowing) to its stop over a second: no shot end until it
+    has stopped, whatever the noise."""
+    for seed in range(5):
+        frames, t_stop = _rolling_stop(100.0, 60.0, 150)
+        end = [e for e in _run(frames, np.random.default_rng(seed), sigma=0.5)
+               if e["type"] == "shot_end"]
+        assert len(end) == 1 and end[0]["t"] > t_stop - 0.3
+
+
+def test_a_hidden_moving_ball_does_not_end_the_shot():
+    """The white rolls under the player's arm for half a second: the tracker predicts it (no
+    sighting), still moving."""
+    frames, t_stop = _rolling_stop(800.0, 400.0, 150)
+    shots, ends = ShotTracker(), []
+    for f, balls in enumerate(frames):
+        states = {"white": "predicted"} if 25 <= f < 40 else None
+        ends += [e for e in shots.update(_state(f, balls, states)) if e["type"] == "shot_end"]
+    assert len(ends) == 1 and ends[0]["t"] > t_stop
+
+
+def test_the_white_at_rest_against_a_ball_is_touching():
+    D = SNOOKER.ball_diameter_mm
+    frames, t_stop = _rolling_stop(800.0, 400.0, 150)
+    y_end = frames[-1]["white"][1]
+    for f in frames:
+        f["red_01"] = (900.0, y_end + D + 0.3, 0.0, 0.0)
+        f["black"] = (900.0 + D + 3.0, y_end, 0.0, 0.0)  # 3 mm off: not touching
+    events = _run(frames, sigma=0.2)
+    touching = [e for e in events if e["type"] == "touching"]
+    assert [e["balls"] for e in touching] == [["white", "red_01"]]
+    end = next(e for e in events if e["type"] == "shot_end")
+    assert end["record"]["touching_after"] == "red"
+
+
+def test_a_ball_touching_the_white_before_the_shot_is_reported():
+    """touching: the white rests against a red from the start; it is reported once, before
+    the shot, and the shot (played away from it) leaves nothing touching."""
+    meta, _, _, _, every = shot_events("touching")
+    kinds = [(e["type"], e.get("classes")) for e in every if e["type"] in (
+        "touching", "shot_start", "shot_end")]
+    assert kinds == [("touching", ["white", "red"]), ("shot_start", None), ("shot_end", None)]
+    end = next(e for e in every if e["type"] == "shot_end")
+    assert end["record"]["touching_after"] is False

@@ -32,9 +32,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed (same seed, same clip)")
     p.add_argument("--crf", type=int, help="H.264 quality, 0-51, lower is better (default 23)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--stress", type=int, metavar="N",
+                   help="instead of a scenario: N generated single shots (physics only, no "
+                        "video), each written to the directory -o as NAME.npz with its true "
+                        "trajectories at --fps (default 30) and its true events")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.stress is not None:
+        return _stress(args)
     if args.list or not args.scenario:
         width = max(len(n) for n in SCENARIOS)
         for name, sc in SCENARIOS.items():
@@ -79,4 +85,22 @@ def run(args: argparse.Namespace) -> int:
     score = meta.get("final_score")
     print(f"wrote {out} ({meta['frames']} frames, {meta['image_size'][0]}x"
           f"{meta['image_size'][1]} at {meta['fps']:g} fps) and its truth; final score {score}")
+    return 0
+
+
+def _stress(args: argparse.Namespace) -> int:
+    """``--stress N -o DIR``: the stress set of generated shots (``tracker.sim.stress``)."""
+    if args.stress < 1:
+        raise InputError(f"--stress {args.stress}: give a number of shots, 1 or more")
+    if not args.output:
+        raise InputError("--stress needs -o DIR, the directory to write the shots to")
+    fps = args.fps or 30.0
+    if not 10 <= fps <= 240:
+        raise InputError(f"--fps {fps:g}: use 10 to 240")
+    from tracker.sim.stress import stress_set
+
+    out = Path(args.output)
+    clips = stress_set(args.stress, args.seed, fps, cache=out)
+    events = sum(len(c.events) for c in clips)
+    print(f"wrote {len(clips)} shots ({events} true events) at {fps:g} fps to {out}")
     return 0
