@@ -571,6 +571,7 @@ class BallTracker:
         self._r = table.ball_radius_mm
         self._events: list[dict] = []
         self._free: set[int] = set()  # resting tracks that may be set moving this frame
+        self._path_start: dict[int, np.ndarray] = {}  # id(track) -> last seen before this frame
         self._last_state: TableState | None = None
         # time of the source's last frame, and how much of it repeated pictures took: the
         # motion runs on source time minus that lag (events report source time)
@@ -635,6 +636,9 @@ class BallTracker:
                 tr.votes *= fade
         used = np.zeros(len(z), bool)
         matched: set[int] = set()
+        # where each ball was last seen before this frame: the start of its path to this frame
+        # (pass 1 moves ``last_seen_x`` of the balls it finds to this frame)
+        self._path_start = {id(tr): tr.last_seen_x[:2].copy() for tr in active}
         # Pass 1: gated likelihood assignment.
         pairs, d2 = self._assign_gated(active, z, cls, conf)
         self._free = self._may_move(active, t)
@@ -849,7 +853,7 @@ class BallTracker:
         movers = [(tr, v) for tr in self.tracks if tr.active
                   and (v := self._recent_speed(tr)) >= c.rest_speed_mm_s]
         if movers:
-            a = np.array([tr.last_seen_x[:2] for tr, _ in movers])
+            a = np.array([self._path_start.get(id(tr), tr.last_seen_x[:2]) for tr, _ in movers])
             b = np.array([tr.kf.x[:2] for tr, _ in movers])
             speed = np.array([v for _, v in movers])
             ab = b - a
