@@ -67,6 +67,7 @@ def run_clip(path: Path, overlay: bool) -> dict:
                     board = Scoreboard.from_score_event(e, meta["players"])
             writer.write(draw_overlay(frame.image.copy(), board))
         n += 1
+    events += pipe.finish()
     elapsed = time.perf_counter() - t0
     if writer is not None:
         writer.close()
@@ -138,6 +139,7 @@ def run_live(path: Path) -> dict:
         for e in pipe.process(frame).events:
             if e["type"] == "score":
                 scores.append((e, time.perf_counter()))
+    scores += [(e, time.perf_counter()) for e in pipe.finish() if e["type"] == "score"]
     rest_frames = [int(np.ceil(s["t_end"] * meta["fps"] - 1e-9)) for s in meta["shots"]]
     delays = []
     for (_, wall), rest in zip(scores, rest_frames):

@@ -142,6 +142,7 @@ def run_clip(path: Path, max_frames: int | None = None) -> Run:
         out.state.append(st.state.copy())
         out.events.extend(res.events)
         out.frames += 1
+    out.events.extend(pipe.finish())
     out.fps = out.frames / max(time.perf_counter() - t0, 1e-9)
     return out
 

@@ -25,7 +25,7 @@ def track(clip: Path) -> tuple[dict, list[dict]]:
     events = []
     for frame in frames:
         events += pipe.process(frame).events
-    return meta, events
+    return meta, events + pipe.finish()
 
 
 def test_every_sample_clip_is_here():
@@ -36,6 +36,8 @@ def test_every_sample_clip_is_here():
 @pytest.mark.parametrize("name", CLIPS)
 def test_final_score_and_pots_equal_the_truth(name):
     meta, events = track(SAMPLES / f"{name}.mp4")
+    t = [e["t"] for e in events]
+    assert t == sorted(t), "events in time order"
     scores = [e for e in events if e["type"] == "score"]
     true_scores = [e for e in meta["events"] if e["type"] == "score"]
     assert len(scores) == len(true_scores), "shots scored"

@@ -7,6 +7,7 @@ tracks, overlay) are chosen by the command line (``tracker.track_command``).
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -157,6 +158,8 @@ class Pipeline:
             self.tracker_config = replace(self.tracker_config, table_to_image=tuple(
                 np.asarray(self.calibration.H_table_to_image, float).ravel()))
         self.tracker = BallTracker(self.tracker_config)
+        self._held: list[tuple[float, int, dict]] = []
+        self._order = itertools.count()
         self.shots = ShotTracker(self.shot_config)
         self.referee = Referee()
         self.frame_start = {"type": "frame_start", "players": list(self.players), "breaker": 0,
@@ -202,12 +205,31 @@ class Pipeline:
             if e["type"] == "pot":
                 e["pocket_px"] = self._pockets_px[e["pocket"]]
             events.append(e)
+        ended = False
         for e in self.shots.update(state):
             record = e.pop("record", None)
             events.append(e)
             if record is not None:
+                ended = True
                 events.extend(self._score(record, e["frame"], e["t"]))
+        events = self._in_order(events, flush=ended or not self.shots.in_shot)
         return FrameResult(frame, state, events, self.ball_px(state.xy_mm))
+
+    def _in_order(self, events: list[dict], flush: bool) -> list[dict]:
+        """The events that are due, in time order. Some are known well after they happen (a
+        contact is dated from the paths on either side of it, a pot once the ball has stayed
+        gone, a jump from the white's whole path): a shot's events are held until it ends, then
+        let out sorted by time."""
+        for e in events:
+            self._held.append((e["t"], next(self._order), e))
+        if not flush:
+            return []
+        due, self._held = self._held, []
+        return [e for *_, e in sorted(due, key=lambda h: (h[0], h[1]))]
+
+    def finish(self) -> list[dict]:
+        """The events still held when the source ends."""
+        return self._in_order([], flush=True)
 
     def _score(self, record: dict, frame: int, t: float) -> list[dict]:
         result = self.referee.feed(record)

@@ -208,6 +208,11 @@ class ShotTracker:
         self._nose_n, self._nose_len = np.array(n), np.array(lengths)
         self._nose_names = tuple(names)
 
+    @property
+    def in_shot(self) -> bool:
+        """Whether a shot has started and not yet ended."""
+        return self._shot is not None
+
     def resume_after(self, shot_number: int) -> None:
         """Number the next shot ``shot_number + 1`` (a match continued from its log)."""
         if self._shot is not None:

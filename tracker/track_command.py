@@ -187,6 +187,12 @@ def run(args: argparse.Namespace) -> int:
                 bar.update(1)
                 if live and src is not None:
                     bar.set_postfix(dropped=src.dropped)
+        for e in pipe.finish():
+            log.write(e)
+            if page is not None:
+                page.publish(e)
+            if e["type"] == "score":
+                board = Scoreboard.from_score_event(e, args.players)
     finally:
         if bar is not None:
             bar.close()

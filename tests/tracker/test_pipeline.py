@@ -46,6 +46,9 @@ def test_final_score_from_detections(name):
     blank = np.zeros((2, 2, 3), np.uint8)
     for k, t in enumerate(balls.t):
         events += pipe.process(Frame(k, float(t), blank)).events
+    events += pipe.finish()
+    times = [e["t"] for e in events]
+    assert times == sorted(times), "events in time order"
     scores = [e for e in events if e["type"] == "score"]
     assert scores and scores[-1]["score"] == meta["final_score"]
     # reds are numbered by the tracker, so pots are compared by class and pocket
