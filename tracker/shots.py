@@ -81,7 +81,7 @@ class ShotConfig:
     kick_mm_s: float = 250.0
     friction_mm_s2: float = 2000.0
     start_mm_s: float = 60.0
-    cushion_mm_s: float = 40.0
+    cushion_mm_s: float = 25.0
     nudge_mm: float = 1.5
     touch_mm: float = 1.0
 
