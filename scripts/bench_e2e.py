@@ -55,7 +55,7 @@ def run_clip(path: Path, overlay: bool) -> dict:
         from tracker.video import VideoWriter
 
         tmp = Path(tempfile.mkdtemp()) / "overlay.mp4"
-        writer = VideoWriter(tmp, cal.image_size, fps)
+        writer = VideoWriter(tmp, cal.image_size, fps, preset="veryfast", background=True)
         board = Scoreboard(players=tuple(meta["players"]))
     t0 = time.perf_counter()
     for frame in frames:

@@ -146,7 +146,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"live scoreboard page: {page.url}", file=sys.stderr)
     log = EventLog(events_path, mode="a" if args.resume else "w")
     tracks = TracksWriter(args.tracks) if args.tracks else None
-    writer = VideoWriter(args.overlay, cal.image_size, fps) if args.overlay else None
+    writer = (VideoWriter(args.overlay, cal.image_size, fps, preset="veryfast", background=True)
+              if args.overlay else None)
     bar = None if args.quiet else tqdm(total=total or None, unit="frame", desc="tracking")
     board = Scoreboard(players=tuple(args.players))
     recent: list[dict] = []

@@ -18,12 +18,16 @@ from calibration.errors import InputError
 class VideoWriter:
     """Writes BGR frames to an H.264 MP4 file (yuv420p, so every player can show it).
 
-    ``crf`` trades size for quality (lower is better; 18 is visually lossless). Use as a context
-    manager; frames must all have the size given at construction.
+    ``crf`` trades size for quality (lower is better; 18 is visually lossless), ``preset`` the
+    encoder's speed for size. With ``background`` frames are encoded on a thread of their own
+    (up to ``depth`` waiting), beside the work that makes the next one; an error there is raised
+    by the next ``write`` or by ``close``. Use as a context manager; frames must all have the
+    size given at construction.
     """
 
     def __init__(self, path: str | os.PathLike, size: tuple[int, int], fps: float,
-                 crf: int = 23, preset: str = "medium"):
+                 crf: int = 23, preset: str = "medium", background: bool = False,
+                 depth: int = 4):
         w, h = size
         if w % 2 or h % 2:
             raise ValueError(f"H.264 yuv420p needs an even frame size, got {w}x{h}")
@@ -36,21 +40,57 @@ class VideoWriter:
         self._stream.pix_fmt = "yuv420p"
         self._stream.options = {"crf": str(crf), "preset": preset}
         self.frames = 0
+        self._queue: queue.Queue | None = None
+        self._error: BaseException | None = None
+        if background:
+            self._queue = queue.Queue(maxsize=depth)
+            self._thread = threading.Thread(target=self._drain, name="video-writer", daemon=True)
+            self._thread.start()
 
     def write(self, frame_bgr: np.ndarray) -> None:
         h, w = frame_bgr.shape[:2]
         if (w, h) != self.size or frame_bgr.dtype != np.uint8:
             raise ValueError(f"frame must be uint8 {self.size[0]}x{self.size[1]}, got "
                              f"{frame_bgr.dtype} {w}x{h}")
-        frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame_bgr), format="bgr24")
-        for packet in self._stream.encode(frame):
-            self._container.mux(packet)
+        if self._queue is None:
+            self._encode(frame_bgr)
+        else:
+            self._raise()
+            self._queue.put(frame_bgr)
         self.frames += 1
 
-    def close(self) -> None:
-        for packet in self._stream.encode():
+    def _encode(self, frame_bgr: np.ndarray | None) -> None:
+        """One frame into the file, or the encoder's last frames for None."""
+        frame = None if frame_bgr is None else av.VideoFrame.from_ndarray(
+            np.ascontiguousarray(frame_bgr), format="bgr24")
+        for packet in self._stream.encode(frame):
             self._container.mux(packet)
-        self._container.close()
+
+    def _drain(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            if self._error is None:
+                try:
+                    self._encode(item)
+                except BaseException as exc:  # handed to the writer's user
+                    self._error = exc
+
+    def _raise(self) -> None:
+        if self._error is not None:
+            exc, self._error = self._error, None
+            raise exc
+
+    def close(self) -> None:
+        try:
+            if self._queue is not None:
+                self._queue.put(None)
+                self._thread.join()
+                self._raise()
+            self._encode(None)
+        finally:
+            self._container.close()
 
     def __enter__(self) -> VideoWriter:
         return self

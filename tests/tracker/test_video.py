@@ -1,11 +1,13 @@
-"""Reading ahead on a thread: order kept, errors handed over, an early stop ends the thread."""
+"""Reading ahead on a thread: order kept, errors handed over, an early stop ends the thread.
+Writing behind on a thread: the same video as writing in line, errors handed over."""
 
 import threading
 import time
 
+import numpy as np
 import pytest
 
-from tracker.video import read_ahead
+from tracker.video import VideoWriter, read_ahead, read_frames
 
 
 def test_items_come_in_order():
@@ -45,3 +47,42 @@ def test_stopping_early_closes_the_source_and_ends_the_thread():
     while mine[0].is_alive():
         assert time.monotonic() < deadline, "the reading thread did not end"
         time.sleep(0.01)
+
+
+def _frames(n: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(3)
+    base = rng.integers(0, 255, (4, 4, 3), dtype=np.uint8).repeat(16, 0).repeat(16, 1)
+    return [np.roll(base, 2 * k, axis=1) for k in range(n)]
+
+
+def test_writing_behind_gives_the_video_written_in_line(tmp_path):
+    frames = _frames(20)
+    for name, background in (("inline.mp4", False), ("behind.mp4", True)):
+        with VideoWriter(tmp_path / name, (64, 64), 25, crf=10, background=background) as w:
+            for f in frames:
+                w.write(f)
+        assert w.frames == 20
+    inline = list(read_frames(tmp_path / "inline.mp4"))
+    behind = list(read_frames(tmp_path / "behind.mp4"))
+    assert len(behind) == len(inline) == 20
+    for a, b, f in zip(inline, behind, frames):
+        assert np.array_equal(a, b)
+        assert np.abs(b.astype(int) - f).mean() < 6
+
+
+def test_an_error_while_writing_behind_reaches_the_writer(tmp_path, monkeypatch):
+    w = VideoWriter(tmp_path / "x.mp4", (64, 64), 25, background=True)
+    calls = []
+
+    def encode(frame):
+        calls.append(frame)
+        if len(calls) == 3:
+            raise RuntimeError("disk full")
+
+    monkeypatch.setattr(w, "_encode", encode)
+    with pytest.raises(RuntimeError, match="disk full"):
+        for f in _frames(50):
+            w.write(f)
+        w.close()
+    w.close()  # after the error: the thread ends, the file is closed
+    assert not w._thread.is_alive()
