@@ -9,7 +9,8 @@ Identity. Colours and the white have fixed ids (``white``, ``yellow`` ... ``blac
 numbered ``red_01`` .. ``red_15`` when first confirmed (in rack order: by row, then across) and
 keep their number for the whole clip: a red never appears from nowhere, so a red that turns up
 where no track expected it is a lost red (the likeliest one; one missed only a moment ago just
-within its gate), and a new number is given only while fewer reds than racked are known.
+within its gate), and a new number is given only while fewer reds than racked are known;
+a ball followed as a colour that turns out to be a red takes a lost red's number the same way.
 
 Association, per frame:
 0. detections nearer each other than ``merge_frac`` of a ball diameter are one ball (two balls
@@ -42,7 +43,8 @@ that ball), is hidden (``predicted``): at rest it stays exactly where it was, mo
 moving only when a moving ball came near it; a detection off its place otherwise is the
 detector's error, and a hidden ball is found again on a path that starts where it was left.
 A ball leaving play is reported as the class its votes favour; a potted colour comes back only
-on or beside a spot.
+where the referee spots it: on its own spot, or, that one occupied, on the highest value spot
+available.
 
 Broadcast footage: detections carry image noise mapped onto the table through the view
 (``TrackerConfig.table_to_image``), so the far end, where a pixel spans several millimetres, is
@@ -59,6 +61,7 @@ table: + ``position_mm``, ``spot`` (the spot it is on, or None)), ``white_placed
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Protocol
 
@@ -76,6 +79,8 @@ WHITE = BALL_CLASSES.index("white")
 N_CLASSES = len(BALL_CLASSES)
 # Cost of an assignment outside every gate: larger than any gated cost can be.
 _INFEASIBLE = 1e9
+_EYE4 = np.eye(4)
+_EYE4.setflags(write=False)
 
 
 class DetectionsMM(Protocol):
@@ -310,24 +315,57 @@ class MotionModel:
         if self._h is None or not len(xy):
             return out
         h = self._h
-        p = np.c_[xy, np.ones(len(xy))] @ h.T  # (N, 3) homogeneous image points
-        w = p[:, 2]
-        # d(u, v)/d(x, y): (H[:2, :2] w - p[:2] H[2, :2]) / w^2
-        jac = (h[None, :2, :2] * w[:, None, None]
-               - p[:, :2, None] * h[None, 2, None, :2]) / (w ** 2)[:, None, None]
-        ok = np.abs(np.linalg.det(jac)) > 1e-12
-        inv = np.linalg.inv(np.where(ok[:, None, None], jac, np.eye(2)))
-        out[ok] = self.config.detection_sigma_px ** 2 * np.einsum("nij,nkj->nik", inv, inv)[ok]
+        w = xy[:, 0] * h[2, 0] + xy[:, 1] * h[2, 1] + h[2, 2]
+        u = xy[:, 0] * h[0, 0] + xy[:, 1] * h[0, 1] + h[0, 2]
+        v = xy[:, 0] * h[1, 0] + xy[:, 1] * h[1, 1] + h[1, 2]
+        # J = d(u, v)/d(x, y) = (H[:2, :2] w - p[:2] H[2, :2]) / w^2, spelled out: the 2x2
+        # inverse in closed form is what makes this cheap enough to call per ball
+        w2 = w * w
+        a = (h[0, 0] * w - u * h[2, 0]) / w2
+        b = (h[0, 1] * w - u * h[2, 1]) / w2
+        c = (h[1, 0] * w - v * h[2, 0]) / w2
+        d = (h[1, 1] * w - v * h[2, 1]) / w2
+        det = a * d - b * c
+        ok = np.abs(det) > 1e-12
+        # J^-1 = [[d, -b], [-c, a]] / det, so J^-1 J^-T = [[d^2 + b^2, -(cd + ab)],
+        # [-(cd + ab), c^2 + a^2]] / det^2
+        k = self.config.detection_sigma_px ** 2 / np.where(ok, det * det, 1.0)
+        off = -(c * d + a * b) * k
+        out[:, 0, 0] = (d * d + b * b) * k
+        out[:, 0, 1] = off
+        out[:, 1, 0] = off
+        out[:, 1, 1] = (c * c + a * a) * k
+        out[~ok] = 0.0
         return out
 
     def sigma_image_mm(self, xy: np.ndarray) -> np.ndarray:
         """(N, 2) table mm -> (N,) the largest std (mm) of the image noise there."""
         r = self.r_image(xy)
-        return np.sqrt(np.linalg.eigvalsh(r)[:, -1])
+        # the larger eigenvalue of a symmetric 2x2 matrix
+        half_tr = (r[:, 0, 0] + r[:, 1, 1]) / 2
+        half_gap = (r[:, 0, 0] - r[:, 1, 1]) / 2
+        return np.sqrt(half_tr + np.sqrt(half_gap * half_gap + r[:, 0, 1] * r[:, 1, 0]))
 
     def r_rest_at(self, xy: np.ndarray) -> np.ndarray:
         """(2, 2) detection noise of a ball at rest at ``xy`` (2,) table mm."""
         return self.r_rest + self.r_image(xy)[0]
+
+    def r_balls(self, x: np.ndarray, moving: np.ndarray) -> np.ndarray:
+        """(N, 2, 2) detection noise of N balls with states ``x`` (N, 4), ``moving`` (N,) bool:
+        ``r_moving`` for the moving ones, ``r_rest_at`` for the others, in one pass."""
+        c = self.config
+        x = np.asarray(x, float).reshape(-1, 4)
+        moving = np.asarray(moving, bool).reshape(-1)
+        base = np.where(moving, c.moving_sigma_mm ** 2, c.rest_sigma_mm ** 2)
+        r = base[:, None, None] * np.eye(2) + self.r_image(x[:, :2])
+        speed = np.hypot(x[:, 2], x[:, 3])
+        streak = moving & (speed > 1e-6) if c.exposure_s > 0 else np.zeros(len(x), bool)
+        if streak.any():
+            u = x[streak, 2:] / speed[streak, None]
+            r[streak] += (u[:, :, None] * u[:, None, :]
+                          * ((speed[streak] * c.exposure_s * c.streak_sigma_fraction) ** 2
+                             )[:, None, None])
+        return r
 
     def matrices(self, dt: float) -> MotionMatrices:
         """The matrices for an interval of ``dt`` seconds (cached per microsecond of dt)."""
@@ -372,6 +410,36 @@ class MotionModel:
         kf.H = self.h_rest
         kf.R = self.r_rest
         return kf
+
+    @staticmethod
+    def predict(x: np.ndarray, p: np.ndarray, f: np.ndarray, q: np.ndarray,
+                bu: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The prediction of N filters at once: states x (N, 4), covariances P (N, 4, 4),
+        transitions F (N, 4, 4), process noises Q (N, 4, 4) and control inputs B u (N, 4) (or
+        None) -> x = F x + B u, P = F P F^T + Q, what ``KalmanFilter.predict`` computes."""
+        x = (f @ x[:, :, None])[:, :, 0]
+        if bu is not None:
+            x = x + bu
+        return x, f @ p @ f.transpose(0, 2, 1) + q
+
+    @staticmethod
+    def update(x: np.ndarray, p: np.ndarray, z: np.ndarray, r: np.ndarray, h: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """The update of N filters at once: states x (N, 4), covariances P (N, 4, 4) with
+        measurements z (N, 2) of noises R (N, 2, 2) through H (N, 2, 4), in Joseph form, what
+        ``KalmanFilter.update`` computes (the 2x2 innovation covariances inverted in closed
+        form). Returns the new x (N, 4) and P (N, 4, 4)."""
+        pht = p @ h.transpose(0, 2, 1)
+        s = h @ pht + r
+        det = s[:, 0, 0] * s[:, 1, 1] - s[:, 0, 1] * s[:, 1, 0]
+        s_inv = np.empty_like(s)
+        s_inv[:, 0, 0], s_inv[:, 1, 1] = s[:, 1, 1] / det, s[:, 0, 0] / det
+        s_inv[:, 0, 1], s_inv[:, 1, 0] = -s[:, 0, 1] / det, -s[:, 1, 0] / det
+        k = pht @ s_inv
+        y = z - (h @ x[:, :, None])[:, :, 0]
+        x = x + (k @ y[:, :, None])[:, :, 0]
+        i_kh = _EYE4 - k @ h
+        return x, i_kh @ p @ i_kh.transpose(0, 2, 1) + k @ r @ k.transpose(0, 2, 1)
 
 
 # -- records ---------------------------------------------------------------------------------------
@@ -631,8 +699,8 @@ class BallTracker:
         if dt is not None:
             m = self.model.matrices(dt)
             fade = 0.5 ** (dt / self.config.vote_half_life_s)
+            self._predict(active, m)
             for tr in active:
-                self._predict(tr, m)
                 tr.votes *= fade
         used = np.zeros(len(z), bool)
         matched: set[int] = set()
@@ -640,14 +708,20 @@ class BallTracker:
         # (pass 1 moves ``last_seen_x`` of the balls it finds to this frame)
         self._path_start = {id(tr): tr.last_seen_x[:2].copy() for tr in active}
         # Pass 1: gated likelihood assignment.
-        pairs, d2 = self._assign_gated(active, z, cls, conf)
+        pairs, d2, r = self._assign_gated(active, z, cls, conf)
         self._free = self._may_move(active, t)
         self._note_strikers(active, t)
+        taken = []
         for i, j in pairs:
             active[i].last_z = z[j].copy()
-            self._measure(active[i], z[j], cls[j], conf[j], d2[i, j], t, frame_index)
+            if self._measure(active[i], z[j], d2[i, j], r[i], t):
+                taken.append((active[i], z[j], r[i]))
             used[j] = True
             matched.add(i)
+        self._take_measurements(taken, t)
+        for i, j in pairs:
+            self._vote(active[i], cls[j], conf[j])
+            self._seen(active[i], t, frame_index)
         # Pass 2: balls seen a moment ago that jumped out of their gates.
         recent = [i for i, tr in enumerate(active)
                   if i not in matched and t - tr.last_seen_t <= self.config.launch_window_s]
@@ -693,6 +767,15 @@ class BallTracker:
             return False
         gap = np.hypot(*(at[:, None] - z[None]).transpose(2, 0, 1)).min(axis=1)
         return bool((gap[fast] <= tol[fast]).all())
+
+    def settled_t(self, now: float) -> float:
+        """The time before which no event of the tracker's can still come: a ball that
+        vanished and is not yet judged may still be potted or leave the table, dated when it
+        vanished; a candidate not yet confirmed may still be a ball placed or re-spotted,
+        dated at its first sighting."""
+        pending = [tr.gone_t for tr in self.tracks if tr.status == "predicted" and not tr.judged]
+        pending += [cd.first_t for cd in self.candidates]
+        return min([now] + pending)
 
     def update_detections(self, frame_index: int, t: float, detections: DetectionsMM
                           ) -> TableState:
@@ -745,25 +828,38 @@ class BallTracker:
                 np.array(out_p, float))
 
     # -- prediction --------------------------------------------------------------------------------
-    def _predict(self, tr: _Track, m: MotionMatrices) -> None:
-        kf = tr.kf
-        if not tr.moving:
-            kf.predict(F=m.f_rest, Q=m.q_rest)
+    def _predict(self, tracks: list[_Track], m: MotionMatrices) -> None:
+        """Predict ``tracks`` over one interval: a resting ball stays put, a moving one goes on
+        at constant velocity less the rolling resistance; a coasting one (unseen) comes back
+        off the cushions, keeps at most max_sigma_mm of uncertainty and comes to rest."""
+        if not tracks:
             return
-        v = kf.x[2:]
-        speed = float(np.hypot(*v))
-        u = np.zeros(2)
-        if speed > 1e-9 and self.config.coast_decel_mm_s2 > 0:
+        c = self.config
+        x = np.array([tr.kf.x for tr in tracks])
+        p = np.array([tr.kf.P for tr in tracks])
+        moving = np.array([tr.moving for tr in tracks])
+        speed = np.hypot(x[:, 2], x[:, 3])
+        bu = np.zeros_like(x)
+        slowing = moving & (speed > 1e-9) if c.coast_decel_mm_s2 > 0 else np.zeros_like(moving)
+        if slowing.any():
             # rolling resistance, never reversing the ball
-            u = -v / speed * min(self.config.coast_decel_mm_s2, speed / m.dt)
-        kf.predict(u=u, B=m.b, F=m.f_moving, Q=m.q_moving)
-        if tr.status == "predicted":
+            decel = np.minimum(c.coast_decel_mm_s2, speed[slowing] / m.dt)
+            u = -x[slowing, 2:] / speed[slowing, None] * decel[:, None]
+            bu[slowing] = u @ m.b.T
+        f = np.where(moving[:, None, None], m.f_moving, m.f_rest)
+        q = np.where(moving[:, None, None], m.q_moving, m.q_rest)
+        x, p = self.model.predict(x, p, f, q, bu)
+        for k, tr in enumerate(tracks):
+            kf = tr.kf
+            kf.x, kf.P = x[k], p[k]
+            if not tr.moving or tr.status != "predicted":
+                continue
             self._bounce(kf)
             pos_var = kf.P[0, 0] + kf.P[1, 1]
-            if pos_var > 2 * self.config.max_sigma_mm ** 2:
-                kf.P[:2, :] *= math.sqrt(2 * self.config.max_sigma_mm ** 2 / pos_var)
-                kf.P[:, :2] *= math.sqrt(2 * self.config.max_sigma_mm ** 2 / pos_var)
-            if speed < self.config.rest_speed_mm_s:
+            if pos_var > 2 * c.max_sigma_mm ** 2:
+                kf.P[:2, :] *= math.sqrt(2 * c.max_sigma_mm ** 2 / pos_var)
+                kf.P[:, :2] *= math.sqrt(2 * c.max_sigma_mm ** 2 / pos_var)
+            if speed[k] < c.rest_speed_mm_s:
                 self._to_rest(tr)
 
     def _bounce(self, kf: KalmanFilter) -> None:
@@ -793,24 +889,26 @@ class BallTracker:
         cost = -2 * c.class_weight * np.log(np.minimum(like / p, 1.0))
         return np.where(cls[None, :] < 0, 0.0, cost)
 
-    def _predicted_measurements(self, tracks: list[_Track]) -> tuple[np.ndarray, np.ndarray]:
-        """zhat (N, 2) and innovation covariances S (N, 2, 2) of ``tracks``."""
+    def _predicted_measurements(self, tracks: list[_Track]
+                                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """zhat (N, 2), innovation covariances S (N, 2, 2) and detection noises R (N, 2, 2) of
+        ``tracks``."""
         m = self.model
         x = np.array([tr.kf.x for tr in tracks])
         p = np.array([tr.kf.P for tr in tracks])
         moving = np.array([tr.moving for tr in tracks])
         h = np.where(moving[:, None, None], m.h_moving[None], m.h_rest[None])
         zhat = np.einsum("nij,nj->ni", h, x)
-        r = np.array([m.r_moving(tr.kf.x[2:], tr.kf.x[:2]) if tr.moving
-                      else m.r_rest_at(tr.kf.x[:2]) for tr in tracks])
+        r = m.r_balls(x, moving)
         s = np.einsum("nij,njk,nlk->nil", h, p, h) + r
-        return zhat, s
+        return zhat, s, r
 
     def _assign_gated(self, tracks: list[_Track], z, cls, conf):
-        """Hungarian assignment under the chi-square gate. Returns ([(track, det)], d2 (N, K))."""
+        """Hungarian assignment under the chi-square gate. Returns ([(track, det)], d2 (N, K),
+        each track's detection noise R (N, 2, 2) where it is predicted)."""
         if not tracks or not len(z):
-            return [], np.zeros((len(tracks), len(z)))
-        zhat, s = self._predicted_measurements(tracks)
+            return [], np.zeros((len(tracks), len(z))), np.zeros((len(tracks), 2, 2))
+        zhat, s, r = self._predicted_measurements(tracks)
         s_inv = np.linalg.inv(s)
         e = z[None, :, :] - zhat[:, None, :]
         d2 = np.einsum("nki,nij,nkj->nk", e, s_inv, e)
@@ -823,7 +921,7 @@ class BallTracker:
         gated |= resting[:, None] & (d2 <= self.config.launch_chi2)
         gate = np.where(resting, self.config.launch_chi2, self.config.gate_chi2)
         unmatched = logdet + gate + self.config.unmatched_cost
-        return _assign(np.where(gated, cost, _INFEASIBLE), unmatched), d2
+        return _assign(np.where(gated, cost, _INFEASIBLE), unmatched), d2, r
 
     def _may_move(self, tracks: list[_Track], t: float) -> set[int]:
         """ids (``id()``) of the resting ``tracks`` whose ball can have been set moving since
@@ -901,9 +999,12 @@ class BallTracker:
         return _assign(cost, np.full(len(tracks), 4.0 + c.unmatched_cost))
 
     # -- measurement -------------------------------------------------------------------------------
-    def _measure(self, tr: _Track, z, cls: int, conf: float, d2: float, t: float,
-                 frame: int) -> None:
-        c, kf = self.config, tr.kf
+    def _measure(self, tr: _Track, z, d2: float, r: np.ndarray, t: float) -> bool:
+        """Judge detection ``z`` (2,) mm, at ``d2`` (chi-square) from ``tr``'s prediction, its
+        noise ``r`` (2, 2) there: a kick restarts the filter, a resting ball's doubtful
+        detection is held or ignored. True when the filter is to take it as a measurement
+        (``_take_measurements``)."""
+        c = self.config
         if not tr.moving:
             if d2 > c.restless_chi2 and id(tr) not in self._free:
                 tr.restless = 0  # nothing can have moved it: the detection is off, not the ball
@@ -913,26 +1014,45 @@ class BallTracker:
                 tr.restless += 1  # hold the estimate until the next frame says which
             else:
                 tr.restless = 0
-                y = z - kf.x[:2]
-                r = self.model.r_rest_at(kf.x[:2])
-                kf.update(z, R=r, H=self.model.h_rest)
-                tr.anchor_t = t
-                # a nudge (a kiss, a touching ball settling): re-open the estimate to follow it;
-                # the running mean of pure noise keeps within a third of its std
-                tr.shift = 0.8 * tr.shift + 0.2 * y
-                if np.hypot(*tr.shift) > c.rest_shift_mm + np.sqrt(np.trace(r) - 2 * (
-                        c.rest_sigma_mm ** 2)):
-                    kf.P[:2, :2] += r
-                    tr.shift[:] = 0
-        elif d2 > c.kick_chi2:
+                return True
+            return False
+        if d2 > c.kick_chi2:
             # a kick the constant-velocity model did not expect (a kiss, a cushion): a partial
             # update would leave the estimate between the old path and the new one
             self._relaunch(tr, z, t)
-        else:
-            kf.update(z, R=self.model.r_moving(kf.x[2:], kf.x[:2]), H=self.model.h_moving)
-            self._maybe_rest(tr, t)
-        self._vote(tr, cls, conf)
-        self._seen(tr, t, frame)
+            return False
+        return True
+
+    def _take_measurements(self, taken: list[tuple[_Track, np.ndarray, np.ndarray]], t: float
+                           ) -> None:
+        """Update the filters of the tracks in ``taken`` [(track, detection (2,) mm, its noise
+        (2, 2))] in one batch, each through its regime's H."""
+        if not taken:
+            return
+        c, m = self.config, self.model
+        tracks = [tr for tr, _, _ in taken]
+        z = np.array([zj for _, zj, _ in taken])
+        r = np.array([rj for _, _, rj in taken])
+        moving = np.array([tr.moving for tr in tracks])
+        x = np.array([tr.kf.x for tr in tracks])
+        h = np.where(moving[:, None, None], m.h_moving, m.h_rest)
+        innovation = z - x[:, :2]
+        # how far the running mean of a resting ball's innovations may go before it follows
+        reopen = c.rest_shift_mm + np.sqrt(np.maximum(r[:, 0, 0] + r[:, 1, 1]
+                                                      - 2 * c.rest_sigma_mm ** 2, 0.0))
+        x, p = m.update(x, np.array([tr.kf.P for tr in tracks]), z, r, h)
+        for k, tr in enumerate(tracks):
+            tr.kf.x, tr.kf.P = x[k], p[k]
+            if tr.moving:
+                self._maybe_rest(tr, t)
+                continue
+            tr.anchor_t = t
+            # a nudge (a kiss, a touching ball settling): re-open the estimate to follow it;
+            # the running mean of pure noise keeps within a third of its std
+            tr.shift = 0.8 * tr.shift + 0.2 * innovation[k]
+            if np.hypot(*tr.shift) > reopen[k]:
+                tr.kf.P[:2, :2] += r[k]
+                tr.shift[:] = 0
 
     def _vote(self, tr: _Track, cls: int, conf: float) -> None:
         if cls >= 0:
@@ -1145,11 +1265,8 @@ class BallTracker:
             return
         was = tr.track_id
         if best == RED:
-            taken = {o.track_id for o in self.tracks}
-            free = [f"red_{n:02d}" for n in range(1, c.reds + 1) if f"red_{n:02d}" not in taken]
-            if not free:
+            if not self._take_red_number(tr, tr.gone_t):
                 return
-            tr.track_id, tr.cls = free[0], RED
         else:
             holder = self._track(BALL_CLASSES[best])
             if holder is not None and holder.status == "seen":
@@ -1233,29 +1350,41 @@ class BallTracker:
                 self._placed(tr, cd, frame)
             return
 
-    def _on_spot(self, xy: np.ndarray, colour: str) -> bool:
-        """Whether ``xy`` (2,) mm is where the referee re-spots ``colour``: on its own spot
-        (within a ball diameter, allowing for the image noise there), or, while a ball covers
-        its own spot, within two diameters of another colour's spot."""
+    def _on_spot(self, xy: np.ndarray, colour: str, ball: _Track | None = None) -> bool:
+        """Whether ``xy`` (2,) mm is where the referee re-spots ``colour`` (Section 3 Rule 4,
+        spotting colours): on its own spot; when that is occupied (a ball placed there would
+        touch another), on the highest value spot available; when every spot is occupied, on
+        the centre line by its own spot. On a spot is within a ball diameter of it, allowing
+        for the image noise there; ``ball``, the track at ``xy`` if any, occupies nothing."""
         table = self.config.table
         noise = 3 * float(self.model.sigma_image_mm(xy)[0])
         d_mm = table.ball_diameter_mm
+        others = np.array([tr.kf.x[:2] for tr in self.tracks
+                           if tr.active and tr is not ball]).reshape(-1, 2)
+
+        def occupied(spot: np.ndarray) -> bool:
+            return bool(len(others)) and float(np.hypot(*(others - spot).T).min()) < d_mm
+
+        def on(spot: np.ndarray) -> bool:
+            return float(np.hypot(*(xy - spot))) <= d_mm + noise
+
         own = np.asarray(table.spots_mm[colour], float)
-        if np.hypot(*(xy - own)) <= d_mm + noise:
+        if on(own):
             return True
-        on_own = [tr for tr in self.tracks if tr.active
-                  and np.hypot(*(tr.kf.x[:2] - own)) < d_mm]
-        if not on_own:
+        if not occupied(own):
             return False
-        spots = np.array([p for n, p in table.spots_mm.items() if n in COLOURS])
-        return bool(np.hypot(*(spots - xy).T).min() <= 2 * d_mm + noise)
+        for name in reversed(COLOURS):  # highest value first
+            spot = np.asarray(table.spots_mm[name], float)
+            if name != colour and not occupied(spot):
+                return on(spot)
+        return abs(float(xy[0] - own[0])) <= d_mm + noise
 
     def _plausibly_found(self, tr: _Track, cd: _Candidate, t: float) -> bool:
         """Whether a hidden ball can be the candidate: within its gate, on a path that started
         where it was left at rest, or unseen long enough (lost_after_s) to have been struck
         while hidden."""
         c = self.config
-        zhat, s = self._predicted_measurements([tr])
+        zhat, s, _ = self._predicted_measurements([tr])
         e = cd.xy - zhat[0]
         d2 = float(e @ np.linalg.inv(s[0]) @ e)
         return (d2 <= c.gate_chi2 or t - tr.last_seen_t > c.lost_after_s
@@ -1284,25 +1413,14 @@ class BallTracker:
         return out
 
     def _confirm_red(self, cd: _Candidate, t: float, frame: int) -> bool:
-        """A red turning up is a lost red (one unseen for lost_after_s may have been struck
-        while hidden and be anywhere; one missed a moment ago only within its gate), or, while
-        fewer than ``reds`` are known, a red not seen before."""
-        c = self.config
-        reds = [tr for tr in self.tracks if tr.cls == RED]
-        lost = [tr for tr in reds if tr.status == "predicted"]
-        if lost:
-            zhat, s = self._predicted_measurements(lost)
-            e = cd.xy - zhat
-            d2 = np.einsum("ni,nij,nj->n", e, np.linalg.inv(s), e)
-            score = d2 + np.log(np.linalg.det(s))
-            plausible = ((d2 <= c.gate_chi2) | np.array([t - tr.last_seen_t > c.lost_after_s
-                                                          for tr in lost])
-                         | self._path_from_rest(lost, cd))
-            if plausible.any() or len(reds) >= c.reds:
-                score = np.where(plausible, score, np.inf) if plausible.any() else score
-                self._restart(lost[int(np.argmin(score))], cd, t, frame)
-                return True
-        taken = {tr.track_id for tr in reds}
+        """A red turning up is a lost red (``_lost_red``; one set moving while it went unseen
+        also when its path starts where that red was left), or, while fewer than ``reds`` are
+        known, a red not seen before."""
+        lost = self._lost_red(cd.xy, t, lambda reds: self._path_from_rest(reds, cd))
+        if lost is not None:
+            self._restart(lost, cd, t, frame)
+            return True
+        taken = {tr.track_id for tr in self.tracks if tr.cls == RED}
         for n in range(1, self.config.reds + 1):
             name = f"red_{n:02d}"
             if name not in taken:
@@ -1310,11 +1428,56 @@ class BallTracker:
                 return True
         return False
 
+    def _lost_red(self, xy: np.ndarray, t: float,
+                  on_path: Callable[[list[_Track]], np.ndarray] | None = None
+                  ) -> _Track | None:
+        """The lost red (hidden, ``predicted``) that a red found at ``xy`` (2,) mm at ``t`` is,
+        or None: a red never appears from nowhere. It can be one within its gate, one unseen
+        for lost_after_s (struck while hidden, it may be anywhere) or one ``on_path`` says
+        (lost reds -> (N,) bool); the likeliest of these (Mahalanobis distance plus
+        log-determinant), or of every lost red when all ``reds`` numbers are taken."""
+        c = self.config
+        reds = [tr for tr in self.tracks if tr.cls == RED]
+        lost = [tr for tr in reds if tr.status == "predicted"]
+        if not lost:
+            return None
+        zhat, s, _ = self._predicted_measurements(lost)
+        e = xy - zhat
+        d2 = np.einsum("ni,nij,nj->n", e, np.linalg.inv(s), e)
+        score = d2 + np.log(np.linalg.det(s))
+        plausible = (d2 <= c.gate_chi2) | np.array([t - tr.last_seen_t > c.lost_after_s
+                                                     for tr in lost])
+        if on_path is not None:
+            plausible |= on_path(lost)
+        if plausible.any():
+            return lost[int(np.argmin(np.where(plausible, score, np.inf)))]
+        if len(reds) >= c.reds:
+            return lost[int(np.argmin(score))]
+        return None
+
+    def _take_red_number(self, tr: _Track, t: float) -> bool:
+        """Give ``tr``, found to be a red, a red's number: that of the lost red it is
+        (``_lost_red``; that stale record of the same ball gives way), else a free one.
+        False when there is none."""
+        lost = self._lost_red(tr.kf.x[:2], t)
+        if lost is not None:
+            self.tracks = [o for o in self.tracks if o is not lost]
+            tr.track_id, tr.cls = lost.track_id, RED
+            return True
+        taken = {o.track_id for o in self.tracks}
+        free = [f"red_{n:02d}" for n in range(1, self.config.reds + 1)
+                if f"red_{n:02d}" not in taken]
+        if not free:
+            return False
+        tr.track_id, tr.cls = free[0], RED
+        return True
+
     def _relabel(self, t: float, frame: int) -> None:
         """Fix a ball given the wrong class when it was first confirmed: when a track's class
         votes favour another class by relabel_ratio (and by at least relabel_votes), it takes
         that class's id, swapping with the track holding it when that one's votes favour the
-        first track's class, or taking a free id."""
+        first track's class, or taking a free id (for a red, that of the lost red it is,
+        ``_take_red_number``)."""
         c = self.config
         for tr in self.tracks:
             best = int(np.argmax(tr.votes))
@@ -1332,17 +1495,13 @@ class BallTracker:
                 tr.track_id, partner.track_id = partner.track_id, tr.track_id
                 tr.cls, partner.cls = partner.cls, tr.cls
             elif best == RED:
-                taken = {o.track_id for o in self.tracks}
-                free = [f"red_{n:02d}" for n in range(1, c.reds + 1)
-                        if f"red_{n:02d}" not in taken]
-                if not free:
+                if not self._take_red_number(tr, t):
                     continue
-                tr.track_id, tr.cls = free[0], RED
             else:
                 if any(o.active for o in holders):
                     continue  # that ball is on the table and looks like itself
                 if holders and (tr.born_t <= max(o.gone_t for o in holders)
-                                or not self._on_spot(tr.kf.x[:2], BALL_CLASSES[best])):
+                                or not self._on_spot(tr.kf.x[:2], BALL_CLASSES[best], tr)):
                     continue  # that colour left play: back only as a ball re-spotted since
                 # a stale record of that colour (potted, off the table) gives way
                 self.tracks = [o for o in self.tracks if o not in holders]

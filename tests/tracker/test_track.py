@@ -547,6 +547,64 @@ def test_image_noise_is_mapped_onto_the_table_where_the_ball_is():
         TrackerConfig(table_to_image=(1, 0, 0, 0, 0, 0, 0, 0, 1))
 
 
+# a broadcast view: perspective foreshortening that grows up the table, a slight skew
+_BROADCAST_H = (0.42, -0.03, 300.0, 0.01, 0.16, 120.0, 0.00002, 0.00031, 1.0)
+
+
+def test_image_noise_in_closed_form_matches_the_jacobian_inverted():
+    m = MotionModel(TrackerConfig(detection_sigma_px=1.5, table_to_image=_BROADCAST_H))
+    rng = np.random.default_rng(3)
+    xy = np.column_stack([rng.uniform(0, SNOOKER.width_mm, 50),
+                          rng.uniform(0, SNOOKER.length_mm, 50)])
+    h = np.array(_BROADCAST_H).reshape(3, 3)
+    want = []
+    for x, y in xy:
+        p = h @ (x, y, 1.0)
+        jac = (h[:2, :2] * p[2] - np.outer(p[:2], h[2, :2])) / p[2] ** 2
+        inv = np.linalg.inv(jac)
+        want.append(1.5 ** 2 * inv @ inv.T)
+    r = m.r_image(xy)
+    np.testing.assert_allclose(r, want, rtol=1e-10)
+    np.testing.assert_allclose(m.sigma_image_mm(xy), np.sqrt(np.linalg.eigvalsh(want)[:, -1]),
+                               rtol=1e-10)
+
+
+def test_noise_of_many_balls_at_once_matches_each_ball_alone():
+    m = MotionModel(TrackerConfig(exposure_s=0.02, table_to_image=_BROADCAST_H))
+    x = np.array([[300.0, 500.0, 0.0, 0.0], [900.0, 3000.0, 2500.0, -800.0],
+                  [1500.0, 2000.0, 0.0, 1e-9], [700.0, 1200.0, 40.0, 10.0]])
+    moving = np.array([False, True, True, True])
+    want = [m.r_moving(v[2:], v[:2]) if mv else m.r_rest_at(v[:2]) for v, mv in zip(x, moving)]
+    np.testing.assert_allclose(m.r_balls(x, moving), want, rtol=1e-12)
+
+
+def test_kalman_step_of_many_balls_matches_filterpy_ball_by_ball():
+    m = MotionModel(TrackerConfig(exposure_s=0.01))
+    mats = m.matrices(1 / FPS)
+    starts = [((500.0, 1200.0), (800.0, -300.0), 2.0, 100.0), ((900.0, 3000.0), (0.0, 0.0), 1.0,
+                                                                 0.0)]
+    refs = [m.new_filter(np.array(xy), np.array(v), s, sv) for xy, v, s, sv in starts]
+    ours = [m.new_filter(np.array(xy), np.array(v), s, sv) for xy, v, s, sv in starts]
+    moving = np.array([True, False])
+    u = np.array([-90.0, 40.0])
+    refs[0].predict(u=u, B=mats.b, F=mats.f_moving, Q=mats.q_moving)
+    refs[1].predict(F=mats.f_rest, Q=mats.q_rest)
+    f = np.where(moving[:, None, None], mats.f_moving, mats.f_rest)
+    q = np.where(moving[:, None, None], mats.q_moving, mats.q_rest)
+    x, p = m.predict(np.array([kf.x for kf in ours]), np.array([kf.P for kf in ours]), f, q,
+                     np.array([mats.b @ u, np.zeros(4)]))
+    np.testing.assert_allclose(x, [kf.x for kf in refs], rtol=1e-12)
+    np.testing.assert_allclose(p, [kf.P for kf in refs], rtol=1e-12, atol=1e-12)
+    z = np.array([[528.0, 1189.0], [900.5, 2999.0]])
+    r = np.array([m.r_moving(np.array([800.0, -300.0])), m.r_rest])
+    h = np.array([m.h_moving, m.h_rest])
+    for kf, zk, rk, hk in zip(refs, z, r, h):
+        kf.update(zk, R=rk, H=hk)
+    x, p = m.update(x, p, z, r, h)
+    np.testing.assert_allclose(x, [kf.x for kf in refs], rtol=1e-10)
+    np.testing.assert_allclose(p, [kf.P for kf in refs], rtol=1e-9, atol=1e-9)
+
+
 def _telecine(balls: dict[str, BallPath], seconds: float, hidden=lambda b, t: False,
               classes: dict[str, str] | None = None, noise_mm: float = 0.7, seed: int = 0):
     """Detections of 25 fps pictures shown at 30 fps (every fifth picture twice), as broadcast
@@ -702,3 +760,44 @@ def test_a_ball_leaving_play_is_reported_as_what_its_votes_say():
     assert [(e["ball"], e["class"], e["pocket"]) for e in pots] == [("black", "black",
                                                                      "top_left")]
     assert "green" not in states[-1].track_ids
+
+
+# -- identity through misread colours --------------------------------------------------------------
+def test_a_lost_red_found_as_another_colour_keeps_its_number():
+    """A red set moving while hidden turns up read as brown, is followed as a brown, then reads
+    red: it takes the number of the red that went missing (a red never appears from nowhere),
+    not a new one, and that red's stale record is gone."""
+    def red(t):
+        s = min(max(t - 1.0, 0.0) / 0.5, 1.0)
+        return (900.0 + 300.0 * s, 2000.0 + 400.0 * s)
+
+    def colour(b, t):
+        return _cls("brown") if b == "red_a" and 1.7 <= t < 2.0 else _cls(b)
+
+    states, _ = run_scene({"red_a": red, "red_b": still(400, 2600), "white": still(600, 1200)},
+                          4.0, hidden=lambda b, t: b == "red_a" and 1.0 <= t < 1.7,
+                          classes=colour)
+    assert [(e["ball"], e["was"]) for e in events(states, "relabel")] == [("red_01", "brown")]
+    assert sorted(states[-1].track_ids) == ["red_01", "red_02", "white"]
+    xy, state, _ = by_id(states[-1], "red_01")
+    assert state == "seen" and np.hypot(*(xy - (1200.0, 2400.0))) < 2.0
+
+
+def test_a_potted_colour_comes_back_only_on_the_highest_spot_available():
+    """The black went in and the pink covers the black's spot: the referee puts the black on
+    the highest value spot free, the pink's. Something called black on the pink's spot while a
+    red touches it (the spot occupied) is not the black; on the free spot it is."""
+    potted = _into("top_right", (1300.0, 2900.0), 800.0, 0.0)
+    pink_spot = np.array(SPOTS["pink"])
+
+    def black(t):
+        return tuple(pink_spot) if t >= 2.5 else potted(t)
+
+    balls = {"black": black, "pink": still(SPOTS["black"][0], SPOTS["black"][1] + 10.0),
+             "white": still(600, 1500)}
+    states, _ = run_scene({**balls, "red_a": still(*(pink_spot + (45.0, 20.0)))}, 4.0)
+    assert not events(states, "respot") and by_id(states[-1], "black")[1] == "potted"
+    states, _ = run_scene(balls, 4.0)
+    respots = events(states, "respot")
+    assert [(e["ball"], e["spot"]) for e in respots] == [("black", "pink")]
+    assert by_id(states[-1], "black")[1] == "seen"
