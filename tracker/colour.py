@@ -7,9 +7,17 @@ falls). Red, pink and brown sit close in hue; they are kept apart by hue (pink i
 yellower than red), by chroma and by lightness relative to the cloth, which removes the camera's
 exposure; the exposure and the white balance left are measured on the reds of each frame.
 
-The class means start from a prior table and are re-estimated from the footage itself: on every
-frame the balls are assigned, each class mean is pulled towards its balls (with the prior as a
-pseudo-count), and the balls are assigned again; over a video the means keep adapting slowly.
+The class means start from a prior table fitted to broadcast footage and are learnt from the
+footage itself. The first frame is fitted as a whole: the balls are assigned under the game's
+counts, a ball on a colour's spot counting towards that colour, the class means re-estimated from
+them and the balls assigned again; then each class seen takes its balls' colour as its mean, so
+the prior only has to get the classes' order right. From then on each frame's balls pull the
+means slowly, within ``max_drift`` spreads of what the first frame taught.
+
+A ball on a colour's spot is likely that colour (the colours start there and are re-spotted
+there). A single ball (the white, a colour) is likely still near where it was last seen, at its
+last speed; a red near where a red was. A moving white smears over the cloth and takes on its
+colour, so the white's model also covers its colour mixed with the cloth's.
 
 The game's constraints (one white, at most one of each colour, at most 15 reds) are met by a
 linear assignment on the classes' negative log-likelihoods, with a "not a ball" slot per
@@ -58,6 +66,11 @@ _EXPOSED = np.array([c not in ("white", "yellow") for c in BALL_CLASSES])
 _WARM = np.array([c in ("red", "pink", "brown") for c in BALL_CLASSES])
 # Hue noise (degrees) of a colour of chroma 1: a* and b* are each good to ~3 units.
 _HUE_NOISE = 170.0
+# Shares of the cloth's colour in a blurred ball's body colour, and the classes that show it:
+# the white, brightest, turns to the cloth's colour where the others mostly darken (letting
+# them blur too would make a blurred red a brown).
+_BLUR_SHARES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
+_BLURS = np.array([c == "white" for c in BALL_CLASSES])
 
 
 def features(lab: np.ndarray, cloth_lightness: float) -> np.ndarray:
@@ -73,10 +86,28 @@ def _hue_diff(h: np.ndarray, h0: np.ndarray) -> np.ndarray:
     return (h - h0 + 180.0) % 360.0 - 180.0
 
 
+def cloth_lab(cloth: ClothModel) -> np.ndarray:
+    """(3,) the cloth's OpenCV 8-bit Lab."""
+    bgr = np.clip(cloth.chroma * cloth.level, 0, 255).astype(np.uint8).reshape(1, 1, 3)
+    return cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB)[0, 0].astype(np.float64)
+
+
 def cloth_lightness(cloth: ClothModel) -> float:
     """The cloth's OpenCV 8-bit Lab lightness."""
-    bgr = np.clip(cloth.chroma * cloth.level, 0, 255).astype(np.uint8).reshape(1, 1, 3)
-    return float(cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB)[0, 0, 0])
+    return float(cloth_lab(cloth)[0])
+
+
+def blurred(means: np.ndarray, cloth: np.ndarray, share: float) -> np.ndarray:
+    """(K, 3) class means in features -> the body colours of those balls with ``share`` of
+    the cloth's colour (features (3,)) mixed in, as motion blur mixes them: the mixing is
+    linear in lightness, a* and b*."""
+    def ab(f):
+        h = np.radians(f[..., 2])
+        return np.stack([f[..., 0], f[..., 1] * np.cos(h), f[..., 1] * np.sin(h)], -1)
+
+    x = (1 - share) * ab(np.asarray(means, float)) + share * ab(np.asarray(cloth, float))
+    return np.c_[x[:, 0], np.hypot(x[:, 1], x[:, 2]),
+                 np.degrees(np.arctan2(x[:, 2], x[:, 1])) % 360]
 
 
 def max_counts(table: SnookerTableSpec = SNOOKER) -> np.ndarray:
@@ -108,13 +139,22 @@ def assign(cost: np.ndarray, counts: np.ndarray, reject_cost: float | np.ndarray
 
 @dataclass
 class ColourClassifier:
-    """Classifies the balls of successive frames; its class means adapt to the footage.
+    """Classifies the balls of successive frames; its class means are learnt from the footage.
 
-    prior_weight: pseudo-count of the prior mean when a frame's balls re-estimate it.
+    prior_weight: pseudo-count of the carried-over mean when a frame's balls re-estimate it.
     adapt_rate: share of the class means carried over from one frame to the next that is
         replaced by the frame's own estimate.
     reject_sigma: Mahalanobis distance beyond which a candidate is cheaper as "not a ball".
-    max_drift: how many standard deviations the carried-over means may move from the prior.
+    max_drift: how many standard deviations the carried-over means may move from the ones the
+        first frame taught.
+    learn_reach: how many standard deviations the first frame may move a class mean.
+    spot_bonus: what a ball on a colour's spot being that colour is worth (negative
+        log-likelihood, falling off over a ball radius): the colours start on their spots and
+        come back to them when potted.
+    stay_bonus: what a ball being the class last seen where it is is worth (falling off over
+        two ball radii).
+    memory_frames: how many frames a class's last sighting is remembered.
+    blur_cost: cost of a white blurred over the cloth, per unit share of the cloth's colour.
     """
 
     table: SnookerTableSpec = SNOOKER
@@ -122,6 +162,11 @@ class ColourClassifier:
     adapt_rate: float = 0.1
     reject_sigma: float = 5.0
     max_drift: float = 2.0
+    learn_reach: float = 3.0
+    spot_bonus: float = 4.0
+    stay_bonus: float = 3.0
+    memory_frames: int = 15
+    blur_cost: float = 5.0
     means: np.ndarray = field(default=None)  # (8, 3)
     stds: np.ndarray = field(default=None)  # (8, 3)
 
@@ -130,14 +175,27 @@ class ColourClassifier:
             self.means = np.array([PRIOR_MEAN[c] for c in BALL_CLASSES], float)
         if self.stds is None:
             self.stds = np.array([PRIOR_STD[c] for c in BALL_CLASSES], float)
-        self._prior = np.array([PRIOR_MEAN[c] for c in BALL_CLASSES], float)
+        self.means = np.array(self.means, float)
+        self._learnt = self.means.copy()
         self._frames = 0
+        # class -> where its balls were last seen ((M, 2) table mm), on which frame, and their
+        # speed ((1, 2) mm per frame; zero for the reds, which are not told apart)
+        self._seen: dict[int, tuple[np.ndarray, int, np.ndarray]] = {}
 
-    def cost(self, feats: np.ndarray, means: np.ndarray | None = None) -> np.ndarray:
+    def cost(self, feats: np.ndarray, means: np.ndarray | None = None,
+             stds: np.ndarray | None = None, cloth: np.ndarray | None = None) -> np.ndarray:
         """(N, 3) features -> (N, 8) negative log-likelihood of each class (up to a constant).
-        The hue of a weakly coloured ball is uncertain: its spread grows as 1 / chroma."""
+        The hue of a weakly coloured ball is uncertain: its spread grows as 1 / chroma. Given
+        the cloth's features ``cloth`` (3,), the white may also be blurred over the cloth, at
+        ``blur_cost`` per unit share of cloth."""
         m = self.means if means is None else means
-        sd = self.stds
+        sd = self.stds if stds is None else stds
+        if cloth is not None:
+            out = self.cost(feats, m, sd)
+            for share in _BLUR_SHARES:
+                c = self.cost(feats, blurred(m, cloth, share), sd) + self.blur_cost * share
+                out[:, _BLURS] = np.minimum(out[:, _BLURS], c[:, _BLURS])
+            return out
         z_l = (feats[:, None, 0] - m[None, :, 0]) / sd[None, :, 0]
         z_c = (feats[:, None, 1] - m[None, :, 1]) / sd[None, :, 1]
         sd_h = np.sqrt(sd[None, :, 2] ** 2 + (_HUE_NOISE / np.maximum(feats[:, None, 1], 1)) ** 2)
@@ -153,33 +211,119 @@ class ColourClassifier:
             return detections
         if detections.lab is None:
             raise ValueError("classify needs Detections.lab (the balls' body colours)")
-        f = features(detections.lab, cloth_lightness(cloth))
+        lab = cloth_lab(cloth)
+        f = features(detections.lab, lab[0])
         f = np.where(np.isfinite(f), f, 0.0)
         counts = max_counts(self.table)
-        reject = 0.5 * self.reject_sigma**2 + np.log(self.stds).sum(-1).min()
         # a weak detection is cheaper to reject
-        reject = reject - 2.0 * (1 - np.clip(detections.confidence, 0, 1))
-        means = self.means.copy()
-        for _ in range(3):
-            cls = assign(self.cost(f, means), counts, reject)
-            means = self._expose(f, cls, means)
-            cls = assign(self.cost(f, means), counts, reject)
-            means = self._reestimate(f, cls, means)
-        c = self.cost(f, means)
-        cls = assign(c, counts, reject)
+        reject = (0.5 * self.reject_sigma**2 + np.log(self.stds).sum(-1).min()
+                  - 2.0 * (1 - np.clip(detections.confidence, 0, 1)))
+        if self._frames == 0:
+            # the first frame: the prior, helped by the spots, tells which ball is which; each
+            # class seen then takes its balls' colour
+            cls, means, c = self._settle(f, counts, reject, self.means, self._on_spot(detections))
+            self._learnt = means = self._learn(f, cls, means)
+        else:
+            cls, means, c = self._settle(f, counts, reject, self.means,
+                                         self._stayed(detections) + self._on_spot(detections),
+                                         features(lab, lab[0])[0])
         # confidence: posterior of the assigned class among all classes, times detection's
         post = np.exp(-(c - c.min(1, keepdims=True)))
         post /= post.sum(1, keepdims=True)
         keep = cls >= 0
         conf = np.where(keep, post[np.arange(n), cls.clip(0)], 0.0) * np.clip(
             detections.confidence, 0, 1)
-        self._frames += 1
-        rate = 1.0 if self._frames == 1 else self.adapt_rate
-        self.means = self.means + rate * (means - self.means)
-        # frames add up: the carried-over model stays within ``max_drift`` spreads of the prior
+        self._remember(detections, cls)
+        # only classes seen on this frame learn from it: a frame's exposure alone, applied
+        # frame after frame, would carry the absent classes away
+        seen = np.isin(np.arange(len(BALL_CLASSES)), cls)[:, None]
+        rate = 1.0 if self._frames == 0 else self.adapt_rate
+        self.means = self.means + rate * seen * (means - self.means)
+        # frames add up: the carried-over model stays within ``max_drift`` spreads of the
+        # first frame's
         lim = self.max_drift * self.stds
-        self.means = np.clip(self.means, self._prior - lim, self._prior + lim)
+        self.means = np.clip(self.means, self._learnt - lim, self._learnt + lim)
+        self._frames += 1
         return detections.replace(cls=cls, confidence=conf)[keep]
+
+    def _settle(self, f: np.ndarray, counts: np.ndarray, reject: np.ndarray, start: np.ndarray,
+                bonus: np.ndarray, cloth: np.ndarray | None = None):
+        """One frame's balls ``f`` (N, 3) assigned and the class means ``start`` (8, 3)
+        re-estimated from them, three times over -> (cls (N,), means (8, 3), cost (N, 8)).
+        ``bonus`` (N, 8) is taken off the costs; ``cloth`` as in :meth:`cost`. Blurred balls
+        are classified but teach nothing."""
+        means = start.copy()
+        for _ in range(3):
+            cls = assign(self.cost(f, means, cloth=cloth) - bonus, counts, reject)
+            means = self._expose(f, cls, means)
+            cls = assign(self.cost(f, means, cloth=cloth) - bonus, counts, reject)
+            sharp = self.cost(f, means) <= self.cost(f, means, cloth=cloth) + 1e-9
+            means = self._reestimate(f, np.where(sharp[np.arange(len(f)), cls], cls, -1),
+                                     means)
+        c = self.cost(f, means, cloth=cloth) - bonus
+        return assign(c, counts, reject), means, c
+
+    def _learn(self, f: np.ndarray, cls: np.ndarray, means: np.ndarray) -> np.ndarray:
+        """(8, 3) class means: those of the classes with balls in ``cls`` (N,) moved onto the
+        median colour of their balls ``f`` (N, 3), at most ``learn_reach`` spreads, the others
+        ``means`` (8, 3)."""
+        step = np.zeros_like(means)
+        for k in range(len(BALL_CLASSES)):
+            sel = f[cls == k]
+            if len(sel):
+                step[k, :2] = np.median(sel[:, :2], 0) - means[k, :2]
+                step[k, 2] = np.median(_hue_diff(sel[:, 2], means[k, 2]))
+        lim = self.learn_reach * self.stds
+        out = means + np.clip(step, -lim, lim)
+        out[:, 2] %= 360.0
+        return out
+
+    def _on_spot(self, detections: Detections) -> np.ndarray:
+        """(N, 8) bonus for each candidate being the colour whose spot it sits on: up to
+        ``spot_bonus``, falling off over a ball radius (none without table positions)."""
+        out = np.zeros((len(detections), len(BALL_CLASSES)))
+        if detections.xy_mm is None:
+            return out
+        r = self.table.ball_radius_mm
+        for k, c in enumerate(BALL_CLASSES):
+            if c in self.table.spots_mm:
+                d = np.hypot(*(detections.xy_mm - np.asarray(self.table.spots_mm[c])).T)
+                out[:, k] = self.spot_bonus * np.exp(-0.5 * (d / r) ** 2)
+        return np.where(np.isfinite(out), out, 0.0)
+
+    def _stayed(self, detections: Detections) -> np.ndarray:
+        """(N, 8) bonus for each candidate being a class seen where it is within the last
+        ``memory_frames`` frames (the white and the colours carried on at their last speed):
+        up to ``stay_bonus``, falling off over two ball radii (none without table positions)."""
+        out = np.zeros((len(detections), len(BALL_CLASSES)))
+        if detections.xy_mm is None:
+            return out
+        for k, (xy, frame, v) in self._seen.items():
+            age = self._frames - frame
+            if age > self.memory_frames:
+                continue
+            d = np.hypot(*(detections.xy_mm[:, None] - (xy + age * v)[None]).transpose(2, 0, 1))
+            d = np.where(np.isfinite(d), d, np.inf).min(1)
+            out[:, k] = self.stay_bonus * np.exp(
+                -0.5 * (d / (2 * self.table.ball_radius_mm)) ** 2)
+        return out
+
+    def _remember(self, detections: Detections, cls: np.ndarray) -> None:
+        """Where this frame's classes are (and how fast the single balls go), for
+        :meth:`_stayed` on the next frames."""
+        if detections.xy_mm is None:
+            return
+        single = max_counts(self.table) == 1
+        for k in range(len(BALL_CLASSES)):
+            xy = detections.xy_mm[cls == k]
+            if not len(xy):
+                continue
+            v = np.zeros((1, 2))
+            if len(xy) == 1 and single[k] and k in self._seen:
+                last, frame, _ = self._seen[k]
+                if frame == self._frames - 1:
+                    v = xy - last
+            self._seen[k] = (xy, self._frames, np.where(np.isfinite(v), v, 0.0))
 
     def _expose(self, f: np.ndarray, cls: np.ndarray, means: np.ndarray) -> np.ndarray:
         """Class lightness means scaled by the frame's exposure, measured on the reds (the one

@@ -7,8 +7,17 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.specs import BALL_CLASSES
-from tracker.colour import PRIOR_MEAN, ColourClassifier, assign, features, max_counts
+from calibration.specs import BALL_CLASSES, SNOOKER
+from tracker.colour import (
+    PRIOR_MEAN,
+    ColourClassifier,
+    assign,
+    blurred,
+    cloth_lab,
+    cloth_lightness,
+    features,
+    max_counts,
+)
 from tracker.detect import ClothModel, Detections
 from tracker.sim.render import BALL_COLOURS_BGR, CLOTH_GREEN_BGR
 
@@ -102,3 +111,131 @@ def test_a_dark_ball_tinted_by_the_cloth_is_black():
     lightness): its darkness says black."""
     c = ColourClassifier().cost(np.array([[0.28, 34.1, 138.2], [0.16, 20.3, 142.8]]))
     assert (c.argmin(1) == BALL_CLASSES.index("black")).all()
+
+
+# -- learning a clip's colours ---------------------------------------------------------------
+# Body colours (features: lightness over the cloth's, chroma, hue) of the rendered clip `miss`:
+# a darker cloth than the prior's footage, one red lighter than the brown and a brown whose hue
+# is nearer red than the prior's.
+MISS_COLOURS = {"white": (2.52, 0.9, 110.7), "red": (1.33, 90.7, 34.9),
+                "yellow": (2.27, 84.1, 98.1), "green": (1.28, 53.3, 149.6),
+                "brown": (0.87, 40.9, 53.8), "blue": (0.86, 54.5, 287.1),
+                "pink": (1.74, 37.2, 3.1), "black": (0.17, 2.4, 120.7)}
+
+
+def _cloth() -> tuple[ClothModel, float]:
+    cloth_bgr = np.asarray(CLOTH_GREEN_BGR, float)
+    cloth = ClothModel(cloth_bgr / cloth_bgr.sum(), 0.01, float(cloth_bgr.sum()))
+    return cloth, cloth_lightness(cloth)
+
+
+def _frame(feats, xy_mm, cloth_l: float) -> Detections:
+    """Detections with body colours given as features (N, 3) at table positions (N, 2) mm."""
+    f = np.asarray(feats, float)
+    h = np.radians(f[:, 2])
+    lab = np.c_[f[:, 0] * cloth_l, 128 + f[:, 1] * np.cos(h), 128 + f[:, 1] * np.sin(h)]
+    n = len(f)
+    return Detections(np.zeros((n, 2)), np.full(n, 10.0), np.full(n, -1), np.ones(n),
+                      xy_mm=np.asarray(xy_mm, float), lab=lab)
+
+
+def _names(d: Detections) -> list[str]:
+    return [BALL_CLASSES[c] for c in d.cls]
+
+
+def _off_spots(n: int, seed: int) -> np.ndarray:
+    """(n, 2) table positions well away from each other and from every spot."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        p = rng.uniform([100, 100], [SNOOKER.width_mm - 100, SNOOKER.length_mm - 100])
+        if all(np.hypot(*(p - q)) > 200 for q in [*out, *SNOOKER.spots_mm.values()]):
+            out.append(p)
+    return np.array(out)
+
+
+def test_the_first_frame_teaches_the_clips_colours():
+    """The colours on their spots on the first frame are learnt: later, with every ball away
+    from the spots and from where it was, the brown is still not a red and the white not
+    refused, though both are far from the prior table."""
+    cloth, cloth_l = _cloth()
+    classes = list(MISS_COLOURS)
+    feats = [MISS_COLOURS[c] for c in classes]
+    start = [SNOOKER.spots_mm.get(c, (300.0 + 100 * i, 1500.0)) for i, c in enumerate(classes)]
+    clf = ColourClassifier()
+    assert _names(clf.classify(_frame(feats, start, cloth_l), cloth)) == classes
+    for seed in range(3):
+        out = clf.classify(_frame(feats, _off_spots(len(classes), seed), cloth_l), cloth)
+        assert _names(out) == classes
+
+
+def test_a_brown_on_its_spot_is_learnt_though_the_prior_calls_it_red():
+    """A brown redder still: on its spot on the first frame it is the brown, and stays the
+    brown away from the spots; with no table positions the prior alone calls it a red."""
+    cloth, cloth_l = _cloth()
+    classes = list(MISS_COLOURS)
+    feats = [MISS_COLOURS[c] if c != "brown" else (0.87, 45.0, 48.0) for c in classes]
+    start = [SNOOKER.spots_mm.get(c, (300.0 + 100 * i, 1500.0)) for i, c in enumerate(classes)]
+    clf = ColourClassifier()
+    assert _names(clf.classify(_frame(feats, start, cloth_l), cloth)) == classes
+    out = clf.classify(_frame(feats, _off_spots(len(classes), 0), cloth_l), cloth)
+    assert _names(out) == classes
+    unplaced = _frame(feats, start, cloth_l).replace(xy_mm=None)
+    assert _names(ColourClassifier().classify(unplaced, cloth))[classes.index("brown")] == "red"
+
+
+def test_a_blurred_white_is_not_the_green():
+    """A white moving fast smears over the cloth and takes on its green; with the green off
+    the table it is still the white (no table positions to remember it by)."""
+    cloth, cloth_l = _cloth()
+    classes = list(MISS_COLOURS)
+    start = [SNOOKER.spots_mm.get(c, (300.0 + 100 * i, 1500.0)) for i, c in enumerate(classes)]
+    clf = ColourClassifier()
+    clf.classify(_frame([MISS_COLOURS[c] for c in classes], start, cloth_l), cloth)
+    rest = [c for c in classes if c not in ("white", "green")]
+    cloth_f = features(cloth_lab(cloth)[None], cloth_l)[0]
+    smeared = blurred(np.array([MISS_COLOURS["white"]]), cloth_f, 0.5)[0]
+    d = _frame([smeared] + [MISS_COLOURS[c] for c in rest], np.zeros((len(rest) + 1, 2)),
+               cloth_l).replace(xy_mm=None)
+    assert _names(clf.classify(d, cloth)) == ["white", *rest]
+
+
+def test_a_colour_long_unseen_keeps_its_colour():
+    """Frames with only the white and reds of uneven lightness (the frame's exposure measured
+    on them differs from the carried red's) leave the absent colours where the first frame
+    put them: the brown comes back as the brown."""
+    cloth, cloth_l = _cloth()
+    classes = list(MISS_COLOURS)
+    start = [SNOOKER.spots_mm.get(c, (300.0 + 100 * i, 1500.0)) for i, c in enumerate(classes)]
+    clf = ColourClassifier()
+    clf.classify(_frame([MISS_COLOURS[c] for c in classes], start, cloth_l), cloth)
+    brown = clf.means[classes.index("brown")].copy()
+    reds = [(lum, 90.0, 34.9) for lum in (1.0, 1.02, 1.04, 1.33, 1.4)]
+    for _ in range(100):
+        feats = [MISS_COLOURS["white"], *reds]
+        clf.classify(_frame(feats, np.zeros((len(feats), 2)), cloth_l).replace(xy_mm=None),
+                     cloth)
+    assert np.allclose(clf.means[classes.index("brown")], brown)
+    feats = [MISS_COLOURS["white"], *reds, MISS_COLOURS["brown"]]
+    d = _frame(feats, np.zeros((len(feats), 2)), cloth_l).replace(xy_mm=None)
+    assert _names(clf.classify(d, cloth))[-1] == "brown"
+
+
+def test_a_ball_where_the_brown_was_stays_brown():
+    """A ball whose colour lies between the red's and the brown's, where the brown was on the
+    last frame and carried on at its speed, is the brown; the same colour where a red was is a
+    red."""
+    cloth, cloth_l = _cloth()
+    classes = list(MISS_COLOURS)
+    start = np.array([SNOOKER.spots_mm.get(c, (300.0 + 100 * i, 1500.0))
+                      for i, c in enumerate(classes)])
+    clf = ColourClassifier()
+    clf.classify(_frame([MISS_COLOURS[c] for c in classes], start, cloth_l), cloth)
+    brown = classes.index("brown")
+    step = np.zeros_like(start)
+    step[brown] = (0.0, 40.0)  # the brown rolls 40 mm a frame up the table
+    clf.classify(_frame([MISS_COLOURS[c] for c in classes], start + step, cloth_l), cloth)
+    between = (1.1, 66.0, 44.0)
+    feats = [MISS_COLOURS[c] if c != "brown" else between for c in classes]
+    out = clf.classify(_frame(feats, start + 2 * step, cloth_l), cloth)
+    assert _names(out)[brown] == "brown"
