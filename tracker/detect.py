@@ -203,8 +203,18 @@ class ClothModel:
 
 def lut_index(bgr: np.ndarray) -> np.ndarray:
     """(..., 3) uint8 BGR -> (...) int index into a ``ClothModel.lut``."""
-    q = (bgr >> _LUT_SHIFT).astype(np.int32)
-    return (q[..., 0] << (2 * _LUT_BITS)) | (q[..., 1] << _LUT_BITS) | q[..., 2]
+    q = bgr >> _LUT_SHIFT
+    idx = q[..., 0].astype(np.int32)
+    idx <<= _LUT_BITS
+    idx |= q[..., 1]
+    idx <<= _LUT_BITS
+    idx |= q[..., 2]
+    return idx
+
+
+# share of a disc a ball fills (a cue with its shadow, a finger fill less)
+_FULL = 0.8
+_OFFSET_STEP = 32.0  # px between the grid points of the silhouette offsets
 
 
 # -- geometry -------------------------------------------------------------------------------------
@@ -220,6 +230,7 @@ class TableGeometry:
         self.camera: Camera | None = calibration.camera()
         self.image_size = calibration.image_size
         self.r_mm = table.ball_radius_mm
+        self._offset_grid: tuple[float, float, np.ndarray] | None = None
 
     def to_table(self, px: np.ndarray, z_mm: float | None = None) -> np.ndarray:
         """(N, 2) raw px -> (N, 2) table mm on the plane z = ``z_mm`` (default: ball centres)."""
@@ -250,11 +261,44 @@ class TableGeometry:
         s = np.asarray(silhouette_px, np.float64).reshape(-1, 2)
         if self.camera is None or not len(s):
             return s.copy()
-        cam = self.camera
-        c = np.c_[cam.plane_points(s, self.r_mm), np.full(len(s), self.r_mm)]
-        offset = _silhouette_offsets(cam, c, self.r_mm)
-        c = np.c_[cam.plane_points(s - offset, self.r_mm), np.full(len(s), self.r_mm)]
-        return s - _silhouette_offsets(cam, c, self.r_mm)
+        return s - self._offset_at(s - self._offset_at(s))
+
+    def _offset_exact(self, px: np.ndarray) -> np.ndarray:
+        """(N, 2) silhouette offset of the balls whose centres' plane points are at ``px``."""
+        c = np.c_[self.camera.plane_points(px, self.r_mm), np.full(len(px), self.r_mm)]
+        return _silhouette_offsets(self.camera, c, self.r_mm)
+
+    def _offset_at(self, px: np.ndarray) -> np.ndarray:
+        """``_offset_exact`` interpolated from a grid over the image (it varies slowly: a
+        tenth of a pixel across a ball in the steepest views), exact off the grid."""
+        if self._offset_grid is None:
+            w, h = self.image_size
+            gx = np.arange(-_OFFSET_STEP, w + 2 * _OFFSET_STEP, _OFFSET_STEP, dtype=np.float64)
+            gy = np.arange(-_OFFSET_STEP, h + 2 * _OFFSET_STEP, _OFFSET_STEP, dtype=np.float64)
+            u, v = np.meshgrid(gx, gy)
+            pts = np.c_[u.ravel(), v.ravel()]
+            grid = np.full(pts.shape, np.nan)
+            with np.errstate(all="ignore"):
+                mm = self.camera.plane_points(pts, self.r_mm)
+                t, m = self.table, 300.0  # the table and its rails
+                near = ((mm[:, 0] > -m) & (mm[:, 0] < t.width_mm + m) & (mm[:, 1] > -m)
+                        & (mm[:, 1] < t.length_mm + m) & (self.camera.rays(pts)[:, 2] < 0))
+                grid[near] = self._offset_exact(pts[near])
+            self._offset_grid = (gx[0], gy[0], grid.reshape(len(gy), len(gx), 2))
+        x0, y0, grid = self._offset_grid
+        fx = (px[:, 0] - x0) / _OFFSET_STEP
+        fy = (px[:, 1] - y0) / _OFFSET_STEP
+        ok = (fx >= 0) & (fy >= 0) & (fx < grid.shape[1] - 1) & (fy < grid.shape[0] - 1)
+        out = np.full((len(px), 2), np.nan)
+        i = np.floor(fx[ok]).astype(int)
+        j = np.floor(fy[ok]).astype(int)
+        ax, ay = (fx[ok] - i)[:, None], (fy[ok] - j)[:, None]
+        out[ok] = ((grid[j, i] * (1 - ax) + grid[j, i + 1] * ax) * (1 - ay)
+                   + (grid[j + 1, i] * (1 - ax) + grid[j + 1, i + 1] * ax) * ay)
+        bad = ~np.isfinite(out).all(axis=1)
+        if bad.any():
+            out[bad] = self._offset_exact(px[bad])
+        return out
 
 
 def _silhouette_offsets(cam: Camera, centres_mm: np.ndarray, r_mm: float, n: int = 48
@@ -439,7 +483,7 @@ class BallDetector:
             cloth = (rough.lut()[lut_index(small)] < _FG_LEVEL // 2) & mask
         else:  # the cloth as the model so far sees it
             flat = _apply_gain(small, prep.grid["gain3"])
-            cloth = (self._lut[lut_index(flat)] < _FG_LEVEL // 2) & mask
+            cloth = (np.take(self._lut, lut_index(flat)) < _FG_LEVEL // 2) & mask
         gain = _flat_gain(small, cloth, prep.grid["factor"])
         if self._cloth is not None:
             rate = min(1.0, self.config.adapt_rate * max(self._frames_since_lut, 1))
@@ -447,7 +491,10 @@ class BallDetector:
         prep.grid["gain"] = gain
         prep.grid["gain3"] = np.repeat(gain, 3, axis=-1)
         flat = _apply_gain(small, gain)
-        model = ClothModel.learn(flat[cloth] if cloth.sum() > 500 else flat[mask])
+        # every third pixel each way is plenty (the model takes ~12000 of them)
+        sub = (slice(None, None, 3), slice(None, None, 3))
+        model = ClothModel.learn(flat[sub][cloth[sub]] if cloth[sub].sum() > 60
+                                 else flat[sub][mask[sub]])
         if self._cloth is None:
             self._cloth = model
         else:
@@ -461,7 +508,7 @@ class BallDetector:
         ``_FG_LEVEL`` (64) is the threshold."""
         if self._lut is None:
             raise RuntimeError("no cloth model yet: call detect() on a frame first")
-        return self._lut[lut_index(frame)]
+        return np.take(self._lut, lut_index(frame))
 
     def detect(self, frame: np.ndarray) -> Detections:
         """One BGR frame (H, W, 3) uint8 -> Detections (cls -1, lab set, xy_mm set).
@@ -499,8 +546,10 @@ class BallDetector:
             result = new
         else:
             wx0, wy0, wx1, wy1 = window
-            np.copyto(self._seen[wy0:wy1, wx0:wx1], small[wy0:wy1, wx0:wx1],
-                      where=claimed[..., None])
+            seen = self._seen[wy0:wy1, wx0:wx1]
+            out = cv2.copyTo(small[wy0:wy1, wx0:wx1], claimed.view(np.uint8), seen)
+            if not np.shares_memory(out, seen):
+                seen[...] = out
             result = _dedupe(_concat(kept, new))
         self._last = result
         return result
@@ -547,7 +596,7 @@ class BallDetector:
         wx0, wy0, wx1, wy1 = window
         sub = (slice(wy0, wy1), slice(wx0, wx1))
         flat = _apply_gain(small[sub], prep.grid["gain3"][sub])
-        score = self._lut[lut_index(flat)]
+        score = np.take(self._lut, lut_index(flat))
         fg = cv2.compare(score, _FG_LEVEL, cv2.CMP_GE)
         fg = cv2.bitwise_and(fg, prep.mask[sub])
         found = self._candidates(fg, score, prep, window,
@@ -783,10 +832,25 @@ class BallDetector:
         ys_, xs_ = np.mgrid[-rs:rs + 1, -rs:rs + 1]
         near = (np.hypot(xs_, ys_) <= 0.9 * r).astype(np.float32)
         raw = cv2.filter2D(resid, -1, kernel, borderType=cv2.BORDER_CONSTANT)
-        # a ball inside something reaching in from outside is rare: a few tries there
+        # inside something reaching in from outside (an arm, the cue) a ball is rare and a
+        # few tries are made; in one much bigger than a ball (an arm, a body), first where a
+        # disc is full (``_FULL``) and the ring around it is not: a ball against the arm, not
+        # the arm
+        prefer = None
+        big = intruding and float(original.sum()) > 6 * np.pi * r * r
         for _ in range(8 if intruding else 40):
             resp = raw * apart
+            if big and prefer is None:
+                ro = int(np.ceil(1.9 * r))
+                yo, xo = np.mgrid[-ro:ro + 1, -ro:ro + 1]
+                ring = ((np.hypot(xo, yo) > 1.3 * r) & (np.hypot(xo, yo) <= 1.9 * r))
+                ring_k = ring.astype(np.float32) / float(max(ring.sum(), 1))
+                prefer = 1.0 - 0.5 * cv2.filter2D(original, -1, ring_k,
+                                                  borderType=cv2.BORDER_CONSTANT)
             j = int(np.argmax(resp))
+            if prefer is not None and resp.flat[j] >= _FULL:
+                # among the full discs (a ball's, not a cue's with its shadow)
+                j = int(np.argmax(np.where(resp >= _FULL, resp * prefer, 0)))
             py, px = divmod(j, resp.shape[1])
             if resp[py, px] < self.config.min_cover:
                 break
@@ -795,11 +859,11 @@ class BallDetector:
             if 0 < px < resp.shape[1] - 1:
                 a, b, c = resp[py, px - 1], resp[py, px], resp[py, px + 1]
                 den = a - 2 * b + c
-                dx = 0.5 * (a - c) / den if den < 0 else 0.0
+                dx = float(np.clip(0.5 * (a - c) / den, -0.5, 0.5)) if den < 0 else 0.0
             if 0 < py < resp.shape[0] - 1:
                 a, b, c = resp[py - 1, px], resp[py, px], resp[py + 1, px]
                 den = a - 2 * b + c
-                dy = 0.5 * (a - c) / den if den < 0 else 0.0
+                dy = float(np.clip(0.5 * (a - c) / den, -0.5, 0.5)) if den < 0 else 0.0
             y0, x0 = py - rr, px - rr
             ys = slice(max(y0, 0), min(y0 + 2 * rr + 1, resid.shape[0]))
             xs = slice(max(x0, 0), min(x0 + 2 * rr + 1, resid.shape[1]))
@@ -820,8 +884,12 @@ class BallDetector:
             out.append((px + dx - pad + bx, py + dy - pad + by, ys, xs, dsl))
         pts = [(x, y) for x, y, *_ in out]
         pts = self._drop_bar_discs(pts, original, bx - pad, by - pad, r)
+        # in something reaching in from outside: not the end of it (a hand), judged once the
+        # discs the neck test pairs off have gone
+        end = [intruding and _bar_end(original, np.array([x - bx + pad, y - by + pad]), r)
+               for x, y in pts]
         if len(pts) < 2 or not (intruding or _elongated(original)):
-            return pts
+            return [pt for pt, e in zip(pts, end) if not e]
         # A blob reaching in from outside the table (an arm, the cue, graphics), or a long one
         # on it (a hand, a sleeve, a rest), is tiled with discs too; balls in it are told apart
         # by the neck between neighbours: two touching balls narrow to a point between them, a
@@ -845,7 +913,7 @@ class BallDetector:
                 across = original[q[:, 1], q[:, 0]]
                 if across[s < 0].mean() > 0.6 and across[s > 0].mean() > 0.6:
                     bar[i] = bar[j] = True
-        return [pt for pt, b in zip(pts, bar) if not b]
+        return [pt for pt, b, e in zip(pts, bar, end) if not (b or e)]
 
     def _refine(self, frame: np.ndarray, cands: np.ndarray, r_exp: np.ndarray, prep: _Frame):
         """Centroids of the soft not-cloth score in full-resolution windows.
@@ -867,7 +935,7 @@ class BallDetector:
         gain = prep.grid["gain"][((iy - ry0) // f).clip(0, gh - 1)[:, :, None],
                                  ((ix - rx0) // f).clip(0, gw - 1)[:, None, :]]
         win = _apply_gain(frame[iy[:, :, None], ix[:, None, :]], gain)  # (N, S, S, 3)
-        score = self._lut[lut_index(win)].astype(np.float32)
+        score = np.take(self._lut, lut_index(win)).astype(np.float32)
         # soft membership: 0 at half the threshold, 1 at twice it
         alpha = np.clip((score - _FG_LEVEL * 0.5) / (_FG_LEVEL * 1.5), 0, 1)
         valid = ((base[:, 0, None] + off[None] >= 0) & (base[:, 0, None] + off[None] < w))
@@ -930,6 +998,7 @@ class BallDetector:
         # ... unless it is on one side only: a ball against an arm or a body
         one_sided = occupied.sum(1) <= 4
         ok = (cover > 0.2) & ((spill < self.config.max_spill) | one_sided) & ~through
+
         ok &= ~crowded | (solid >= 0.4)
         return c.astype(np.float64) + base, cover, lab, ok
 
@@ -957,8 +1026,9 @@ def _flat_gain(small: np.ndarray, cloth: np.ndarray, factor: int) -> np.ndarray:
     step = max(2, int(round(40 / factor)))
     cw, ch = max(1, w // step), max(1, h // step)
     wgt = cloth.astype(np.float32)
-    bright = small.astype(np.float32).sum(2)
-    ref = float(np.median(bright[cloth])) if cloth.any() else 384.0
+    bright = cv2.transform(small.astype(np.float32), np.ones((1, 3), np.float32))
+    some = cloth[::3, ::3]  # a sample is enough for the median
+    ref = float(np.median(bright[::3, ::3][some])) if some.any() else 384.0
     num = cv2.resize(bright * wgt, (cw, ch), interpolation=cv2.INTER_AREA)
     den = cv2.resize(wgt, (cw, ch), interpolation=cv2.INTER_AREA)
     # cells with little cloth (balls, the pack, the rails) take the cloth from further away
@@ -997,15 +1067,71 @@ def _body_lab(win: np.ndarray, inner: np.ndarray) -> np.ndarray:
     m = inner[:, a:b, a:b].reshape(n, -1)
     lab = cv2.cvtColor(sub.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(n, -1, 3)
     lab = lab.astype(np.float32)
-    L = np.where(m, lab[..., 0], np.nan)
-    with np.errstate(all="ignore"):
-        lo, hi = np.nanpercentile(L, [10, 75], axis=1)
+    lo, hi = _row_percentiles(np.where(m, lab[..., 0], np.nan), (10, 75))
     sel = m & (lab[..., 0] >= lo[:, None]) & (lab[..., 0] <= hi[:, None])
     sel = np.where(sel.sum(1, keepdims=True) >= 2, sel, m)
     cnt = sel.sum(1)
     out = (lab * sel[..., None]).sum(1) / np.maximum(cnt, 1)[:, None]
     out[cnt == 0] = np.nan
     return out.astype(np.float64)
+
+
+def _bar_end(blob: np.ndarray, p: np.ndarray, r: float) -> bool:
+    """Whether a disc of radius ``r`` at ``p`` (x, y) in ``blob`` (soft membership, work px)
+    is the end of a bar wider than a ball (a hand at the end of an arm) rather than a ball
+    against something. Towards the rest of the blob around it, 1.5 and 3.5 radii beyond its
+    centre, such a bar is cut across in runs 2.6 to 7 radii long; beside an arm or a body the
+    cuts run on further (the second, at least), a cue is narrower, a ball touching it ends
+    sooner, and a fast ball's blur streak is as wide as the ball."""
+    h, w = blob.shape
+    yy, xx = np.mgrid[0:h, 0:w]
+    dx, dy = xx - p[0], yy - p[1]
+    dist = np.hypot(dx, dy)
+    fill = (blob > 0.5) & (dist > 1.3 * r) & (dist <= 4.0 * r)
+    total = float(fill.sum())
+    if total < 1:
+        return False
+    d = np.array([dx[fill].sum(), dy[fill].sum()]) / total
+    if np.hypot(*d) < 1e-6:
+        return False
+    d /= np.hypot(*d)
+    perp = np.array([-d[1], d[0]])
+
+    steps = np.arange(0.0, 8 * r, 0.5)
+
+    def across(at: np.ndarray) -> float:
+        """Length of the run of the blob through ``at`` across the bar (0 if ``at`` is out of
+        it)."""
+        run = 0.0
+        for sign in (-1, 1):
+            q = np.rint(at + sign * steps[:, None] * perp).astype(int)
+            inside = (q[:, 0] >= 0) & (q[:, 0] < w) & (q[:, 1] >= 0) & (q[:, 1] < h)
+            on = np.zeros(len(q), bool)
+            on[inside] = blob[q[inside, 1], q[inside, 0]] > 0.5
+            if not on[0]:
+                return 0.0
+            gap = np.flatnonzero(~on)
+            run += steps[gap[0]] if len(gap) else steps[-1]
+        return run
+
+    return all(2.6 * r <= across(p + a * r * d) <= 7.0 * r for a in (1.5, 3.5))
+
+
+def _row_percentiles(x: np.ndarray, qs: tuple[float, ...]) -> list[np.ndarray]:
+    """Percentiles ``qs`` of each row of (N, M) ``x`` over its finite values (linear
+    interpolation, as ``np.nanpercentile``); NaN for a row without any."""
+    x = np.sort(x, axis=1)  # NaN last
+    k = np.isfinite(x).sum(1)
+    rows = np.arange(len(x))
+    out = []
+    for q in qs:
+        pos = q / 100 * np.maximum(k - 1, 0)
+        i = np.floor(pos).astype(int)
+        j = np.minimum(i + 1, np.maximum(k - 1, 0))
+        frac = pos - i
+        v = x[rows, i] * (1 - frac) + x[rows, j] * frac
+        out.append(np.where(k > 0, v, np.nan))
+    return out
 
 
 def _elongated(blob: np.ndarray, ratio: float = 9.0) -> bool:

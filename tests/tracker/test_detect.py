@@ -20,7 +20,7 @@ from tracker.colour import ColourClassifier
 from tracker.detect import BallDetector, Detections
 from tracker.sim.render import Capsule, Renderer
 from tracker.sim.scenarios import overhead_camera
-from tracker.sim.script import layout, standard_layout
+from tracker.sim.script import SKIN_BGR, SLEEVE_BGR, layout, standard_layout
 
 R = SNOOKER.ball_radius_mm
 REALDATA = Path(__file__).resolve().parents[2].parent / "shared" / "realdata"
@@ -144,6 +144,25 @@ def test_cue_over_a_ball_makes_no_false_ball(overhead):
     assert len(d) == len(di), "a detection that is not a ball"
     want = np.flatnonzero(vis >= 0.5)
     assert set(want) <= set(bi)
+
+
+@pytest.mark.parametrize("side", [1.0, -1.0])
+def test_ball_against_an_arm_is_found_and_the_hand_is_not(overhead, side):
+    """An arm reaching in over the side cushion with a hand at its end on the cloth: the ball
+    against the side of the arm is a ball, the hand at its end (as wide as a ball or wider) is
+    not."""
+    cam, renderer, cal = overhead
+    arm_y, arm_r = 2000.0, 45.0
+    red = (250.0, arm_y + side * (arm_r + R + 2.0))
+    b = layout((1200.0, 900.0), [red], {})
+    arm = Capsule((-500.0, arm_y, 450.0), (420.0, arm_y, 60.0), 60.0, arm_r, SLEEVE_BGR)
+    hand = Capsule((470.0, arm_y, 42.0), (470.0, arm_y, 42.0), 42.0, 42.0, SKIN_BGR)
+    d, vis, di, bi = _run(cam, renderer, cal, list(b.classes), b.pos, [arm, hand],
+                          frame_index=5, visible=b.on_table())
+    want = np.flatnonzero(vis >= 0.5)
+    assert b.classes.index("red") in want
+    assert set(want) <= set(bi), f"balls missed: {sorted(set(want) - set(bi))}"
+    assert len(d) == len(di), "a detection that is not a ball (the hand?)"
 
 
 def test_cloth_model_learnt_from_the_frame(overhead):
