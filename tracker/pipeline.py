@@ -205,31 +205,35 @@ class Pipeline:
             if e["type"] == "pot":
                 e["pocket_px"] = self._pockets_px[e["pocket"]]
             events.append(e)
-        ended = False
         for e in self.shots.update(state):
             record = e.pop("record", None)
             events.append(e)
             if record is not None:
-                ended = True
                 events.extend(self._score(record, e["frame"], e["t"]))
-        events = self._in_order(events, flush=ended or not self.shots.in_shot)
+        settled = min(frame.t, self.tracker.settled_t(frame.t), self.shots.settled_t(frame.t))
+        events = self._in_order(events, settled)
         return FrameResult(frame, state, events, self.ball_px(state.xy_mm))
 
-    def _in_order(self, events: list[dict], flush: bool) -> list[dict]:
-        """The events that are due, in time order. Some are known well after they happen (a
-        contact is dated from the paths on either side of it, a pot once the ball has stayed
-        gone, a jump from the white's whole path): a shot's events are held until it ends, then
-        let out sorted by time."""
+    def _in_order(self, events: list[dict], settled: float) -> list[dict]:
+        """The events that are due, in time order. Some are known a little after they happen
+        (a contact is dated from the paths on either side of it, a pot once the ball has stayed
+        gone, a jump once the ball it went over has stayed put): each is held until nothing
+        dated earlier can still come (``settled``, from the tracker and the shot logic), then
+        let out."""
         for e in events:
             self._held.append((e["t"], next(self._order), e))
-        if not flush:
+        if not self._held:
             return []
-        due, self._held = self._held, []
-        return [e for *_, e in sorted(due, key=lambda h: (h[0], h[1]))]
+        self._held.sort(key=lambda h: (h[0], h[1]))
+        n = 0
+        while n < len(self._held) and self._held[n][0] <= settled:
+            n += 1
+        due, self._held = self._held[:n], self._held[n:]
+        return [e for *_, e in due]
 
     def finish(self) -> list[dict]:
         """The events still held when the source ends."""
-        return self._in_order([], flush=True)
+        return self._in_order([], np.inf)
 
     def _score(self, record: dict, frame: int, t: float) -> list[dict]:
         result = self.referee.feed(record)

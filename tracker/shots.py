@@ -17,8 +17,12 @@ a ball struck from rest, after) put the centres one diameter apart, which orders
 a frame interval: the white's first contact is its earliest. A touch too faint for the lines
 (a thin cut at a few mm/s) shows later, when the ball the white came by has crept off its
 place. A ball hit a cushion when its line before would take it into the nose, or its line after
-comes out of it, and the velocity across the nose turned round; the cushion is the nose segment
-between the knuckles it touched (at the knuckles and beyond are the jaws).
+comes out of it, and the velocity across the nose turned round (a slow ball's speed in is also
+judged over twice the span, its turn dated where the lines meet: it turns within the noise of a
+few frames); when it was seen only on one side, that line running well into or out of the nose
+is the bounce; a ball struck from rest that comes back off the nose the blow drove it at was
+squeezed against that cushion. The cushion is the nose segment between the knuckles it touched
+(at the knuckles and beyond are the jaws).
 
 Balls touching the white at rest (Section 3 Rule 8) are reported as ``touching`` events: between
 shots once they have rested so for ``rest_s``, and at the end of a shot, when the shot record
@@ -37,6 +41,11 @@ from tracker.track import TableState
 
 # s: the positions averaged to tell a faintly touched ball has crept off its place
 _NUDGE_S = 0.2
+# s: how long after the white came by a ball's creeping off its place is put down to a touch
+_NUDGE_WATCH_S = 1.0
+# s: how long after the white left a ball it went through it is known whether that ball was
+# set moving before (contacts are dated some frames on, a creep from a touch later still)
+_JUMP_S = 0.5
 # mm: a ball meeting a nose line this near a knuckle is in the pocket's mouth, on the jaw
 _KNUCKLE_MM = 5.0
 
@@ -122,7 +131,12 @@ class _Shot:
     last_cushion: dict[tuple[str, str], float] = field(default_factory=dict)
     white_contacts: list[tuple[float, str]] = field(default_factory=list)  # (t, id)
     grazed: dict[str, float] = field(default_factory=dict)  # id -> when the white came by
+    # id -> when the white, through its place, was next away from it
+    left: dict[str, float] = field(default_factory=dict)
+    hit_at: dict[str, list[float]] = field(default_factory=dict)  # id -> its contacts' t
     classes: dict[str, str] = field(default_factory=dict)
+    judged: set[str] = field(default_factory=set)  # balls gone through, jumped or not known
+    jumps: list[dict] = field(default_factory=list)  # the jump events of the shot
 
 
 def _since(history: list, t: float) -> list:
@@ -207,6 +221,10 @@ class ShotTracker:
         self._nose_a, self._nose_d = np.array(a), np.array(d)
         self._nose_n, self._nose_len = np.array(n), np.array(lengths)
         self._nose_names = tuple(names)
+        # mm: how far from a nose line a ball's centre is when it touches the nose (the nose is
+        # below the ball's equator, so a little less than a radius)
+        r, h = table.ball_diameter_mm / 2, table.cushion_nose_height_mm
+        self._nose_reach_mm = float(np.sqrt(r * r - (h - r) ** 2))
 
     @property
     def in_shot(self) -> bool:
@@ -284,6 +302,7 @@ class ShotTracker:
         while shot.next_interval + cfg.fit_frames <= len(shot.history):
             found += self._interval(shot, shot.next_interval)
             shot.next_interval += 1
+        found += self._jumps(shot, state.t)
         out.extend(sorted(found, key=lambda e: e["t"]))
         if self._still(state, shot):
             if shot.still_since is None:
@@ -356,15 +375,25 @@ class ShotTracker:
         kicked = okb & oka & (np.hypot(*dv.T) > kick)
         out: list[dict] = []
         hits: dict[int, list[float]] = {}
+        from_rest: list[tuple[int, np.ndarray, float]] = []
         out += self._contacts(shot, ids, t, nb, pb, vb, okb, pa, va, oka, started, depart,
-                              resting, kicked, kick, hits)
+                              resting, kicked, kick, hits, from_rest)
+        out += self._squeezes(shot, ids, t0, t1, pb, pa, va, from_rest)
         # each line holds between the impulses of the interval: the line before up to the
         # first contact, the line after back to the last one or to leaving a resting place
         before_to = np.array([min([t1] + hits.get(n, [])) for n in range(len(ids))])
         after_from = np.array([max([t0] + hits.get(n, []) + ([depart[n]] if started[n] else []))
                                for n in range(len(ids))])
+        # a slow ball turns within the noise of a few frames: the speed at which it came at a
+        # nose is also judged over twice the span before
+        long = shot.history[max(k - 2 * W, 0):k]
+        xy_long = np.array([[h[2].get(b, (np.nan, np.nan)) for b in ids] for h in long],
+                           float).reshape(len(long), len(ids), 2)
+        _, v_long, ok_long = _fit_lines(np.array([h[1] for h in long]), xy_long, t0)
+        v_long[resting], ok_long[resting] = 0.0, True
         out += self._cushions(shot, ids, t, nb, pb, vb, okb, pa, va, oka, before_to,
-                              after_from, np.array([n in hits for n in range(len(ids))]))
+                              after_from, np.array([n in hits for n in range(len(ids))]),
+                              np.where(ok_long[:, None], v_long, np.nan))
         for n in np.flatnonzero(started):
             shot.moved.add(ids[n])
         if "white" in ids and t1 > shot.t + 1e-9:
@@ -372,11 +401,13 @@ class ShotTracker:
         return out
 
     def _contacts(self, shot, ids, t, nb, pb, vb, okb, pa, va, oka, started, depart, resting,
-                  kicked, kick, hits: dict[int, list[float]]) -> list[dict]:
+                  kicked, kick, hits: dict[int, list[float]],
+                  from_rest: list[tuple[int, np.ndarray, float]]) -> list[dict]:
         """Ball-ball contacts in the interval (t[nb - 1], t[nb]] from the lines before (pb, vb
         at t[nb - 1]) and after (pa, va at t[nb]) of balls ``ids``; ``started``: resting balls
         set moving, at ``depart``; ``kicked``: velocity changed by more than ``kick``. The
-        instants of each ball's contacts go into ``hits`` (ball index -> [t])."""
+        instants of each ball's contacts go into ``hits`` (ball index -> [t]); balls struck
+        from rest (index, the blow's unit direction, its instant) into ``from_rest``."""
         cfg = self.config
         D = self.table_ball_diameter_mm
         t0, t1 = t[nb - 1], t[nb]
@@ -446,8 +477,13 @@ class ShotTracker:
             if last is not None and tau - last < cfg.fit_frames * dt:
                 continue
             shot.last_contact[pair] = tau
+            for b in pair:
+                shot.hit_at.setdefault(b, []).append(tau)
             hits.setdefault(i, []).append(tau)
             hits.setdefault(j, []).append(tau)
+            for m, u in ((i, -nrm), (j, nrm)):
+                if started[m] and oka[m]:
+                    from_rest.append((m, u, tau))
             a, b = ids[i], ids[j]
             if b == "white":
                 a, b = b, a
@@ -458,53 +494,103 @@ class ShotTracker:
         return out
 
     def _cushions(self, shot, ids, t, nb, pb, vb, okb, pa, va, oka, before_to, after_from,
-                  touched) -> list[dict]:
+                  touched, v_long) -> list[dict]:
         """Cushion contacts in the interval (t[nb - 1], t[nb]]: the lines before hold up to
         ``before_to`` (N,), those after back to ``after_from`` (N,); ``touched`` (N,): balls
-        in a ball-ball contact in the interval."""
+        in a ball-ball contact in the interval; ``v_long`` (N, 2): velocities fitted over twice
+        the span before (NaN where unknown).
+
+        Each ball's distance from each nose line runs down one line and up the other: a bounce
+        within reach of the nose (the centre a little under a radius from the nose line: the
+        nose is below the ball's equator), dated where the line before meets the nose, or,
+        for a slow ball already past the nose line by the noise, where the two lines meet. A
+        slow ball's speed in is taken over the longer span when the short line shows none.
+        With one line alone (the ball lost on the other side of the interval), that line
+        running into or out of the nose by ``overlap_mm`` is a bounce."""
         cfg = self.config
-        R = self.table_ball_diameter_mm / 2
         t0, t1 = t[nb - 1], t[nb]
         dt = t1 - t0
+        reach = self._nose_reach_mm
+        # (N, 6): distance of the centre from each nose line, and the speed across it
+        sb = np.einsum("nsk,sk->ns", pb[:, None] - self._nose_a[None], self._nose_n)
+        ub = vb @ self._nose_n.T
+        sa = np.einsum("nsk,sk->ns", pa[:, None] - self._nose_a[None], self._nose_n)
+        ua = va @ self._nose_n.T
+        okb, oka = okb[:, None] & np.isfinite(sb), oka[:, None] & np.isfinite(sa)
+        into = okb & (ub < -cfg.cushion_mm_s)
+        out_of = oka & (ua > cfg.cushion_mm_s)
+        # the speed into the nose of a slow ball, over the longer span, if the short line
+        # missed it (but did not see it going out: the longer one may hold a bounce)
+        with np.errstate(invalid="ignore"):
+            ub_in = np.where(into | (ub > 0), ub, v_long @ self._nose_n.T)
+            came = okb & (ub_in < -cfg.cushion_mm_s)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            # the line before run on to the first contact, the line after back to the last
+            reach_b = sb + ub * (before_to - t0)[:, None]
+            reach_a = sa - ua * (t1 - after_from)[:, None]
+            hit_b = into & (reach_b < reach - cfg.overlap_mm) & (sb > reach - cfg.contact_tol_mm)
+            hit_a = out_of & (reach_a < reach - cfg.overlap_mm) & (sa > reach - cfg.contact_tol_mm)
+            # where the lines meet: sb + ub (tau - t0) = sa + ua (tau - t1)
+            meet = t0 + (sa - ua * dt - sb) / (ub_in - ua)
+            depth = sb + ub_in * (meet - t0)
+            turned = (came & out_of & ~touched[:, None]
+                      & (np.fmin(depth, np.fmin(reach_b, reach_a)) < reach + cfg.contact_tol_mm))
+            # into the nose: when the line before met it, or (a slow ball already past the
+            # nose line by the noise before the interval) where the lines meet
+            touch = t0 + (reach - sb) / ub_in
+            tau = np.where(came, np.where(turned & (touch < t0 - 0.5 * dt), meet, touch),
+                           t1 - (sa - reach) / ua)
+        found = (turned | hit_b | hit_a) & (tau >= t0 - 0.5 * dt) & (tau <= t1 + 0.25 * dt)
         out = []
-        for n in np.flatnonzero(oka & okb):
-            # distance of the centre from each nose line, and the speed across it
-            sb = np.einsum("sk,sk->s", pb[n] - self._nose_a, self._nose_n)
-            ub = self._nose_n @ vb[n]
-            sa = np.einsum("sk,sk->s", pa[n] - self._nose_a, self._nose_n)
-            ua = self._nose_n @ va[n]
-            into = ub < -cfg.cushion_mm_s
-            out_of = ua > cfg.cushion_mm_s
-            # the line before runs into the nose in the interval, or the line after comes out
-            # of it
-            reach_b = sb + ub * (before_to[n] - t0)
-            reach_a = sa - ua * (t1 - after_from[n])
-            hit_b = into & (reach_b < R - cfg.overlap_mm) & (sb > R - cfg.contact_tol_mm)
-            hit_a = out_of & (reach_a < R - cfg.overlap_mm) & (sa > R - cfg.contact_tol_mm)
-            turned = (into & out_of & (np.minimum(reach_b, reach_a) < R + cfg.contact_tol_mm)
-                      & (not touched[n]))
-            for s in np.flatnonzero(hit_b | hit_a | turned):
-                if into[s]:
-                    tau = t0 + (R - sb[s]) / ub[s]
-                    where = pb[n] + vb[n] * (tau - t0)
-                else:
-                    tau = t1 - (sa[s] - R) / ua[s]
-                    where = pa[n] + va[n] * (tau - t1)
-                if not t0 - 0.5 * dt <= tau <= t1 + 0.25 * dt:
-                    continue  # the lines meet outside the interval: not this one's
-                tau = float(np.clip(tau, t0, t1))
-                along = float((where - self._nose_a[s]) @ self._nose_d[s])
-                if not _KNUCKLE_MM <= along <= self._nose_len[s] - _KNUCKLE_MM:
-                    continue  # at or past the knuckles: a jaw of the pocket
-                key = (ids[n], self._nose_names[s])
-                last = shot.last_cushion.get(key)
-                if last is not None and tau - last < cfg.fit_frames * dt:
-                    continue
-                shot.last_cushion[key] = tau
-                out.append(self._event("cushion", shot, tau, ball=ids[n],
-                                       **{"class": shot.classes.get(ids[n])},
-                                       cushion=self._nose_names[s]))
+        for n, s in zip(*np.nonzero(found)):
+            when = float(np.clip(tau[n, s], t0, t1))
+            if came[n, s]:
+                # where the line before meets the nose (or is, if already past it)
+                where = pb[n] + vb[n] * (min(touch[n, s], tau[n, s]) - t0)
+            else:
+                where = pa[n] + va[n] * (when - t1)
+            out += self._bounce(shot, ids[n], s, when, where, dt)
         return out
+
+    def _squeezes(self, shot, ids, t0, t1, pb, pa, va, from_rest) -> list[dict]:
+        """Cushions of balls struck from rest (``from_rest``: index, the blow's unit direction,
+        its instant) that were seen coming off the nose the blow drove them at from their
+        place: a ball struck from rest goes the way of the blow, only a cushion turns it back.
+        The bounce is when its line after left that nose; the nose must be near enough for the
+        ball to have been there and back by the interval's end."""
+        cfg = self.config
+        reach = self._nose_reach_mm
+        out = []
+        for n, u, t_hit in from_rest:
+            toward = self._nose_n @ u  # (6,): < 0 driven at a nose
+            gap = np.einsum("sk,sk->s", pb[n] - self._nose_a, self._nose_n) - reach
+            with np.errstate(divide="ignore", invalid="ignore"):
+                travel = np.where(toward < 0, np.maximum(gap, 0.0) / -toward, np.inf)
+            s = int(np.argmin(travel))
+            speed = float(np.hypot(*va[n]))
+            ua = float(self._nose_n[s] @ va[n])
+            if not (ua > cfg.cushion_mm_s and -toward[s] * speed > cfg.cushion_mm_s
+                    and travel[s] <= speed * (t1 - t_hit) + cfg.contact_tol_mm):
+                continue
+            sa = float((pa[n] - self._nose_a[s]) @ self._nose_n[s])
+            when = float(np.clip(t1 - (sa - reach) / ua, t_hit, t1))
+            out += self._bounce(shot, ids[n], s, when, pb[n] + u * travel[s], t1 - t0)
+        return out
+
+    def _bounce(self, shot, tid: str, s: int, when: float, where: np.ndarray,
+                dt: float) -> list[dict]:
+        """The cushion event of ball ``tid`` meeting nose ``s`` at ``where`` (2,) at ``when``
+        (none if that is beyond the knuckles or the bounce an earlier interval dated)."""
+        along = float((where - self._nose_a[s]) @ self._nose_d[s])
+        if not _KNUCKLE_MM <= along <= self._nose_len[s] - _KNUCKLE_MM:
+            return []  # at or beyond the knuckles: a jaw of the pocket
+        key = (tid, self._nose_names[s])
+        last = shot.last_cushion.get(key)
+        if last is not None and when - last < self.config.fit_frames * dt:
+            return []  # the bounce an earlier interval dated
+        shot.last_cushion[key] = when
+        return [self._event("cushion", shot, when, ball=tid, **{"class": shot.classes.get(tid)},
+                            cushion=self._nose_names[s])]
 
     def _event(self, type_: str, shot: _Shot, t: float, **fields) -> dict:
         """An event at time t, dated by the first frame at or after it."""
@@ -554,7 +640,7 @@ class ShotTracker:
         out = []
         recent = _since(shot.history, state.t - _NUDGE_S)
         for tid, t_by in list(shot.grazed.items()):
-            if tid in shot.moved:
+            if tid in shot.moved or state.t - t_by > _NUDGE_WATCH_S:
                 continue
             pts = np.array([h[2][tid] for h in recent if tid in h[2]])
             if len(pts) < 3:
@@ -566,15 +652,18 @@ class ShotTracker:
                 shot.moved.add(tid)
                 shot.white_contacts.append((t_by, tid))
                 shot.last_contact[frozenset(("white", tid))] = t_by
+                shot.hit_at.setdefault(tid, []).append(t_by)
                 out.append(self._event("contact", shot, t_by, balls=["white", tid],
                                        classes=["white", shot.classes.get(tid)]))
         return out
 
     def _passes(self, state: TableState, shot: _Shot) -> None:
         """Balls at rest that the white's path went through: between two frames the white's
-        centre came within ``pass_frac`` of a ball diameter of a resting ball's centre. If that
-        ball never moves, the white went over it (a jump). A step no ball could make (the
-        tracker re-finding a lost white far away) is no path."""
+        centre came within ``pass_frac`` of a ball diameter of a resting ball's centre, and
+        when it was next a diameter (and ``contact_tol_mm``) away from it. If that ball was
+        not set moving before the white left it, the white went over it (a jump). Also when the
+        white last came within that reach of each resting ball (the date of a faint touch). A
+        step no ball could make (the tracker re-finding a lost white far away) is no path."""
         if "white" not in state.track_ids:
             return
         w = state.xy_mm[state.index("white")]
@@ -588,36 +677,73 @@ class ShotTracker:
         L2 = float(ab @ ab)
         if L2 > (self.config.max_speed_mm_s * dt) ** 2:
             return
-        reach = self.config.pass_frac * self.table_ball_diameter_mm
+        ids = [k for k in shot.rest_xy if k != "white"]
+        if not ids:
+            return
+        rest = np.array([shot.rest_xy[k] for k in ids])  # (M, 2)
         D = self.table_ball_diameter_mm
-        for tid, rest in shot.rest_xy.items():
-            if tid == "white":
-                continue
-            s = 0.0 if L2 < 1e-9 else float(np.clip((rest - a) @ ab / L2, 0, 1))
-            gap = float(np.hypot(*(a + s * ab - rest)))
-            if gap < reach and tid not in shot.passed:
+        near = D + self.config.contact_tol_mm
+        s = np.clip((rest - a) @ ab / L2, 0.0, 1.0) if L2 >= 1e-9 else np.zeros(len(ids))
+        gap = np.hypot(*(a + s[:, None] * ab - rest).T)
+        for tid in shot.passed.keys() - shot.left.keys():
+            if np.hypot(*(w - shot.rest_xy[tid])) >= near:
+                shot.left[tid] = state.t
+        was_out = np.hypot(*(a - rest).T) >= near
+        for m in np.flatnonzero(gap < near):
+            tid = ids[m]
+            if gap[m] < self.config.pass_frac * D and tid not in shot.passed:
                 shot.passed[tid] = (state.frame, state.t)
-            if gap < D + self.config.contact_tol_mm and tid not in shot.grazed:
-                # when the white came a diameter from it (or nearest, if not that near)
-                root = _first_root(a - rest, ab, D, 0.0, 1.0)
-                shot.grazed[tid] = state.t - dt + dt * (s if root is None else root)
+            if was_out[m] or tid not in shot.grazed:
+                # a new approach: when the white came a diameter from it (or nearest)
+                root = _first_root(a - rest[m], ab, D, 0.0, 1.0)
+                shot.grazed[tid] = state.t - dt + dt * (s[m] if root is None else root)
 
-    def _jumps(self, shot: _Shot) -> tuple[list[dict], bool]:
-        """(jump events, whether a jump came before the first contact: the jump-shot foul of
-        the definitions in Section 2, which excepts jumping a ball after a lawful contact)."""
-        events, foul = [], False
+    def _jumps(self, shot: _Shot, now: float, end: bool = False) -> list[dict]:
+        """The jumps now known: a ball the white went through was jumped unless it was set
+        moving (seen off its place or in a contact) before the white left it (a ball hit
+        later, by the white back again or another ball, was still jumped). It is judged
+        ``_JUMP_S`` after the white left it, or at the shot's ``end``."""
+        events = []
+        for tid, (frame, t) in sorted(shot.passed.items(), key=lambda kv: kv[1]):
+            left = shot.left.get(tid)
+            if tid in shot.judged or not (end or (left is not None and now - left >= _JUMP_S)):
+                continue
+            shot.judged.add(tid)
+            moved = [shot.onset[tid][1]] if tid in shot.onset else []
+            moved += shot.hit_at.get(tid, [])
+            if moved and (left is None or min(moved) <= left):
+                continue
+            if not moved and (tid in shot.struck or tid in shot.moved):
+                continue
+            events.append({"type": "jump", "frame": frame, "t": t, "ball": "white",
+                           "class": "white", "over": tid})
+        shot.jumps += events
+        return events
+
+    def _jump_foul(self, shot: _Shot) -> bool:
+        """Whether a jump came before the first contact: the jump-shot foul of the definitions
+        in Section 2, which excepts jumping a ball after a lawful contact."""
         first_t = None
         if shot.white_contacts:
             first_t = min(shot.white_contacts)[0]
         elif shot.struck:
             first_t = min(shot.onset[k][1] for k in shot.struck)
-        for tid, (frame, t) in sorted(shot.passed.items(), key=lambda kv: kv[1]):
-            if tid in shot.struck or tid in shot.moved:
-                continue
-            events.append({"type": "jump", "frame": frame, "t": t, "ball": "white",
-                           "class": "white", "over": tid})
-            foul = foul or first_t is None or t < first_t
-        return events, foul
+        return any(first_t is None or e["t"] < first_t for e in shot.jumps)
+
+    def settled_t(self, now: float) -> float:
+        """The time before which no event of this tracker's can still come: the events it
+        returns are dated up to a few frames back (contacts, cushions from the lines either
+        side), to ``_JUMP_S`` after the white left a ball it went through (a jump), and to
+        ``_NUDGE_WATCH_S`` after it came by one (a faint touch)."""
+        if self._shot is None:
+            return self._leaving[1] if self._leaving is not None else now
+        shot = self._shot
+        k = max(shot.next_interval - 1 - int(self.config.fit_frames), 0)
+        pending = [now, shot.history[k][1] if shot.history else now]
+        pending += [t for tid, t in shot.grazed.items()
+                    if tid not in shot.moved and now - t <= _NUDGE_WATCH_S]
+        pending += [t for tid, (_, t) in shot.passed.items() if tid not in shot.judged]
+        return min(pending)
 
     def _touching(self, state: TableState, shot: _Shot) -> list[str]:
         """Ids of the balls the white rests against: centres within a diameter and
@@ -688,7 +814,8 @@ class ShotTracker:
             return []
         if shot.first_contact is None:
             shot.first_contact = self._first_contact(shot)
-        jumps, jump_foul = self._jumps(shot)
+        jumps = self._jumps(shot, state.t, end=True)
+        jump_foul = self._jump_foul(shot)
         touching = self._touching(state, shot)
         self._touch_told = set(touching)
         touch_events = [{"type": "touching", "frame": state.frame, "t": state.t,

@@ -60,6 +60,28 @@ def test_final_score_from_detections(name):
             assert np.allclose(e["pocket_px"], meta_pocket_px(cam, e["pocket"]), atol=1e-6)
 
 
+@pytest.mark.parametrize("name", ["break_building", "double_kiss", "in_off"])
+def test_events_come_out_soon_after_they_happen(name):
+    """Live: each event is let out as soon as nothing dated before it can still come (a
+    contact a few frames on, a pot once the ball has stayed gone), in time order, not when the
+    shot ends."""
+    meta, balls = read_truth(SAMPLES / f"{name}.mp4")
+    cam = Camera.from_dict(meta["camera"])
+    pipe = Pipeline(Calibration.from_camera(cam), truth_detector(balls),
+                    players=tuple(meta["players"]), monitor_every=0)
+    blank = np.zeros((2, 2, 3), np.uint8)
+    late, times = [], []
+    for k, t in enumerate(balls.t):
+        for e in pipe.process(Frame(k, float(t), blank)).events:
+            late.append((float(t) - e["t"], e["type"]))
+            times.append(e["t"])
+    assert times == sorted(times), "events in time order"
+    kinds = {kind for _, kind in late}
+    assert {"shot_start", "contact", "shot_end", "score"} <= kinds
+    worst = max(late)
+    assert worst[0] <= 1.0, f"a {worst[1]} event came out {worst[0]:.2f} s after it happened"
+
+
 def meta_pocket_px(cam, pocket):
     from calibration.specs import SNOOKER
 

@@ -156,15 +156,18 @@ def test_cushions_and_contacts_match_the_truth(name):
         e["t"] for e in every if e["type"] in ("cushion", "contact"))
 
 
-def _run(frames: list[dict], rng=None, sigma: float = 0.0) -> list[dict]:
+def _run(frames: list[dict], rng=None, sigma: float = 0.0,
+         unseen: dict[int, set[str]] | None = None) -> list[dict]:
     """Every event of a ShotTracker fed ``frames`` (each id -> x, y, vx, vy) at 30 fps, with
-    ``sigma`` mm of noise on the positions."""
+    ``sigma`` mm of noise on the positions; ``unseen``: frame -> ids the camera missed (the
+    tracker predicts them)."""
     shots, out = ShotTracker(), []
     rng = rng or np.random.default_rng(0)
     for f, balls in enumerate(frames):
         noisy = {k: (v[0] + rng.normal(0, sigma), v[1] + rng.normal(0, sigma), *v[2:])
                  for k, v in balls.items()}
-        out += shots.update(_state(f, noisy))
+        states = dict.fromkeys((unseen or {}).get(f, ()), "predicted")
+        out += shots.update(_state(f, noisy, states))
     return out
 
 
@@ -314,6 +317,139 @@ def test_a_ball_in_the_jaws_is_no_cushion():
     frames = [{"white": _white_struck(f), "red_01": p} for f, p in enumerate(path)]
     events = _run(frames, sigma=0.5)
     assert not [e for e in events if e["type"] == "cushion" and e["ball"] == "red_01"]
+
+
+@pytest.mark.parametrize("t_hit", [0.7 + 0.2 / 30, 0.7 + 0.5 / 30, 0.7 + 0.8 / 30])
+def test_a_ball_lost_after_a_bounce_still_hit_the_cushion(t_hit):
+    """A fast ball unseen for the two frames after it met the cushion (blurred against the
+    rail): its line before, running into the nose, is the bounce."""
+    R, v = SNOOKER.ball_radius_mm, 3000.0
+    x0 = R + v * (t_hit - 10 / 30)
+    path = _bounce(x0, 1000.0, -v, 0.0, frames=34)  # before it reaches the far cushion
+    frames = [{"white": _white_struck(f), "red_01": p} for f, p in enumerate(path)]
+    lost = int(np.ceil(t_hit * 30))
+    events = _run(frames, sigma=0.5, unseen={lost: {"red_01"}, lost + 1: {"red_01"}})
+    cushions = [e for e in events if e["type"] == "cushion" and e["ball"] == "red_01"]
+    assert [e["cushion"] for e in cushions] == ["left_baulk"]
+    assert abs(cushions[0]["t"] - t_hit) < 0.3 / 30
+
+
+def _slow_bounce(v_in: float, v_out: float, t_hit: float, frames: int = 90,
+                 decel: float = 150.0):
+    """A red set moving at frame 10 straight at the left baulk cushion, slowing by decel
+    mm/s^2 to meet the nose at v_in mm/s at t_hit s (its centre a little under a radius from
+    the nose line: the nose is below the equator), coming off at v_out."""
+    R, h = SNOOKER.ball_radius_mm, SNOOKER.cushion_nose_height_mm
+    reach = np.sqrt(R * R - (h - R) ** 2)
+    out = []
+    for f in range(frames):
+        left = t_hit - max(f / 30.0, 10 / 30)  # time to the cushion
+        if left > 0:
+            v = v_in + decel * left
+            out.append((reach + v_in * left + 0.5 * decel * left ** 2, 900.0,
+                        -v if f >= 10 else 0.0, 0.0))
+        else:
+            out.append((reach - v_out * left, 900.0, v_out, 0.0))
+    return out
+
+
+@pytest.mark.parametrize("v_in,v_out", [(40.0, 25.0), (80.0, 40.0), (150.0, 60.0)])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_slow_bounce_is_one_cushion_dated_where_the_ball_turned(v_in, v_out, seed):
+    """Slow balls turn a millimetre or so inside the nose line in a frame or two, within the
+    positions' noise: the bounce is where the lines in and out meet, found once."""
+    t_hit = 1.5 + 0.3 * seed / 30
+    path = _slow_bounce(v_in, v_out, t_hit)
+    frames = [{"white": _white_struck(f), "red_01": p} for f, p in enumerate(path)]
+    events = _run(frames, np.random.default_rng(seed), sigma=0.3)
+    cushions = [e for e in events if e["type"] == "cushion" and e["ball"] == "red_01"]
+    assert [e["cushion"] for e in cushions] == ["left_baulk"]
+    assert abs(cushions[0]["t"] - t_hit) < 1.5 / 30
+
+
+@pytest.mark.parametrize("gap_mm", [3.0, 10.0, 25.0])
+def test_a_ball_squeezed_against_a_cushion_hit_it(gap_mm):
+    """A red resting gap_mm off the right baulk cushion, cut by the white at 1.5 m/s into the
+    cushion (the line of centres 30 degrees off the white's path): it meets the nose within a
+    frame and is first seen coming back off it, never going the way of the blow."""
+    D, R, h = SNOOKER.ball_diameter_mm, SNOOKER.ball_radius_mm, SNOOKER.cushion_nose_height_mm
+    reach = np.sqrt(R * R - (h - R) ** 2)
+    V, a = 1500.0, np.radians(30.0)
+    u = np.array([np.cos(a), np.sin(a)])  # the blow, from the white to the red
+    red0 = np.array([SNOOKER.width_mm - reach - gap_mm, 900.0])
+    t_hit = 1.0 + 0.4 / 30
+    vr = V * np.cos(a) * u
+    vw = V * np.array([1.0, 0.0]) - vr
+    t_nose = t_hit + gap_mm / vr[0]
+    frames = []
+    for f in range(100):
+        t = f / 30.0
+        if t < 10 / 30:
+            w = red0 - D * u - V * np.array([1.0, 0.0]) * (t_hit - 10 / 30)
+            frames.append({"white": (*w, 0.0, 0.0), "red_01": (*red0, 0.0, 0.0)})
+            continue
+        if t < t_hit:
+            w, wv = red0 - D * u + np.array([V, 0.0]) * (t - t_hit), (V, 0.0)
+            r, rv = red0, (0.0, 0.0)
+        else:
+            k = max(1.0 - (t - t_hit), 0.0)  # both slow to a stop a second later
+            s_ = min(t - t_hit, 1.0) - 0.5 * min(t - t_hit, 1.0) ** 2
+            w, wv = red0 - D * u + vw * s_, tuple(vw * k)
+            if t < t_nose:
+                r, rv = red0 + vr * (t - t_hit), tuple(vr)
+            else:  # off the nose with half the speed across it
+                back = np.array([-0.5 * vr[0], vr[1]])
+                r, rv = red0 + vr * (t_nose - t_hit) + back * (s_ - (t_nose - t_hit)), tuple(
+                    back * k)
+        frames.append({"white": (*w, *wv), "red_01": (*r, *rv)})
+    events = _run(frames, sigma=0.5)
+    cushions = [e for e in events if e["type"] == "cushion" and e["ball"] == "red_01"]
+    assert [e["cushion"] for e in cushions][:1] == ["right_baulk"]
+    assert abs(cushions[0]["t"] - t_nose) < 2 / 30
+
+
+def test_a_ball_rolling_slowly_off_a_cushion_is_no_bounce():
+    """A red that came to rest against the cushion and is rolled slowly off it along the nose
+    line: no bounce, whatever the noise."""
+    R = SNOOKER.ball_radius_mm
+    for seed in range(8):
+        frames = []
+        for f in range(120):
+            t = max(f - 10, 0) / 30.0
+            red = (R + 1.0 + 20.0 * t, 900.0 + 40.0 * t, 20.0, 40.0) if f >= 10 else (
+                R + 1.0, 900.0, 0.0, 0.0)
+            frames.append({"white": _white_struck(f), "red_01": red})
+        events = _run(frames, np.random.default_rng(seed), sigma=0.5)
+        assert not [e for e in events if e["type"] == "cushion"], seed
+
+
+def test_a_ball_jumped_then_nudged_later_was_jumped():
+    """The white jumps a red, comes back off the top cushion and barely touches it, moving it
+    4 mm: one jump over the red, and the touch is dated when the white came back."""
+    D, R, L = SNOOKER.ball_diameter_mm, SNOOKER.ball_radius_mm, SNOOKER.length_mm
+    red0 = np.array([800.0, 3200.0])
+    y0, v_up, v_back = 2700.0, 1500.0, 400.0
+    t_cushion = 10 / 30 + (L - R - y0) / v_up
+    t_touch = t_cushion + (L - R - (red0[1] + D)) / v_back
+    frames = []
+    for f in range(150):
+        t = f / 30.0
+        if t < 10 / 30:
+            w = (800.0, y0, 0.0, 0.0)
+        elif t < t_cushion:
+            w = (800.0, y0 + v_up * (t - 10 / 30), 0.0, v_up)
+        elif t < t_touch:
+            w = (800.0, L - R - v_back * (t - t_cushion), 0.0, -v_back)
+        else:
+            w = (800.0, red0[1] + D, 0.0, 0.0)
+        crept = float(np.clip((t - t_touch) * 20.0, 0.0, 4.0))
+        frames.append({"white": w, "red_01": (*(red0 - [0.0, crept]), 0.0, 0.0),
+                       "black": (300.0, 1000.0, 0.0, 0.0)})
+    events = _run(frames, sigma=0.3)
+    assert [e["over"] for e in events if e["type"] == "jump"] == ["red_01"]
+    contacts = [e for e in events if e["type"] == "contact"]
+    assert [c["balls"] for c in contacts] == [["white", "red_01"]]
+    assert abs(contacts[0]["t"] - t_touch) < 1.5 / 30
 
 
 def _rolling_stop(v0: float, decel: float, frames: int, hidden: range = range(0)):
