@@ -888,6 +888,9 @@ class BallDetector:
         # discs the neck test pairs off have gone
         end = [intruding and _bar_end(original, np.array([x - bx + pad, y - by + pad]), r)
                for x, y in pts]
+        if big:  # and a ball shows its own outline, not a bigger one's (a hand's)
+            end = [e or _free_arc(original, np.array([x - bx + pad, y - by + pad]), r) < 180
+                   for (x, y), e in zip(pts, end)]
         if len(pts) < 2 or not (intruding or _elongated(original)):
             return [pt for pt, e in zip(pts, end) if not e]
         # A blob reaching in from outside the table (an arm, the cue, graphics), or a long one
@@ -1115,6 +1118,25 @@ def _bar_end(blob: np.ndarray, p: np.ndarray, r: float) -> bool:
         return run
 
     return all(2.6 * r <= across(p + a * r * d) <= 7.0 * r for a in (1.5, 3.5))
+
+
+def _free_arc(blob: np.ndarray, p: np.ndarray, r: float) -> float:
+    """Degrees of the longest arc of the ring just outside a disc of radius ``r`` at ``p``
+    (x, y) in ``blob`` (soft membership) that is empty: at least half of it for a ball against
+    an arm or a body, much less for a disc inside something bigger and round (a hand)."""
+    h, w = blob.shape
+    ang = np.deg2rad(np.arange(0, 360, 10))
+    q = np.rint(p + 1.35 * r * np.c_[np.cos(ang), np.sin(ang)]).astype(int)
+    inside = (q[:, 0] >= 0) & (q[:, 0] < w) & (q[:, 1] >= 0) & (q[:, 1] < h)
+    empty = np.ones(len(q), bool)
+    empty[inside] = blob[q[inside, 1], q[inside, 0]] <= 0.5
+    if empty.all():
+        return 360.0
+    run = longest = 0
+    for e in np.r_[empty, empty]:  # round the circle once more
+        run = run + 1 if e else 0
+        longest = max(longest, run)
+    return 10.0 * min(longest, len(q))
 
 
 def _row_percentiles(x: np.ndarray, qs: tuple[float, ...]) -> list[np.ndarray]:
