@@ -1087,10 +1087,16 @@ def _bar_end(blob: np.ndarray, p: np.ndarray, r: float) -> bool:
     cuts run on further (the second, at least), a cue is narrower, a ball touching it ends
     sooner, and a fast ball's blur streak is as wide as the ball."""
     h, w = blob.shape
-    yy, xx = np.mgrid[0:h, 0:w]
+    # the rest of the blob around it, within four radii
+    k = int(np.ceil(4 * r))
+    x0, y0 = max(int(p[0]) - k, 0), max(int(p[1]) - k, 0)
+    x1, y1 = min(int(p[0]) + k + 2, w), min(int(p[1]) + k + 2, h)
+    if x1 <= x0 or y1 <= y0:
+        return False
+    yy, xx = np.mgrid[y0:y1, x0:x1]
     dx, dy = xx - p[0], yy - p[1]
     dist = np.hypot(dx, dy)
-    fill = (blob > 0.5) & (dist > 1.3 * r) & (dist <= 4.0 * r)
+    fill = (blob[y0:y1, x0:x1] > 0.5) & (dist > 1.3 * r) & (dist <= 4.0 * r)
     total = float(fill.sum())
     if total < 1:
         return False
