@@ -256,8 +256,9 @@ class ColourClassifier:
         for _ in range(3):
             cls = assign(self.cost(f, means, cloth=cloth) - bonus, counts, reject)
             means = self._expose(f, cls, means)
-            cls = assign(self.cost(f, means, cloth=cloth) - bonus, counts, reject)
-            sharp = self.cost(f, means) <= self.cost(f, means, cloth=cloth) + 1e-9
+            blurred_cost = self.cost(f, means, cloth=cloth)
+            cls = assign(blurred_cost - bonus, counts, reject)
+            sharp = self.cost(f, means) <= blurred_cost + 1e-9
             means = self._reestimate(f, np.where(sharp[np.arange(len(f)), cls], cls, -1),
                                      means)
         c = self.cost(f, means, cloth=cloth) - bonus

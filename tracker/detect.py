@@ -1113,10 +1113,7 @@ def _bar_end(blob: np.ndarray, p: np.ndarray, r: float) -> bool:
         it)."""
         run = 0.0
         for sign in (-1, 1):
-            q = np.rint(at + sign * steps[:, None] * perp).astype(int)
-            inside = (q[:, 0] >= 0) & (q[:, 0] < w) & (q[:, 1] >= 0) & (q[:, 1] < h)
-            on = np.zeros(len(q), bool)
-            on[inside] = blob[q[inside, 1], q[inside, 0]] > 0.5
+            on = _blob_at(blob, at + sign * steps[:, None] * perp) > 0.5
             if not on[0]:
                 return 0.0
             gap = np.flatnonzero(~on)
@@ -1126,23 +1123,29 @@ def _bar_end(blob: np.ndarray, p: np.ndarray, r: float) -> bool:
     return all(2.6 * r <= across(p + a * r * d) <= 7.0 * r for a in (1.5, 3.5))
 
 
+def _blob_at(blob: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``blob`` at the nearest pixels of points ``q`` (M, 2) (x, y), 0 outside it."""
+    h, w = blob.shape
+    q = np.rint(q).astype(int)
+    inside = (q[:, 0] >= 0) & (q[:, 0] < w) & (q[:, 1] >= 0) & (q[:, 1] < h)
+    out = np.zeros(len(q), blob.dtype)
+    out[inside] = blob[q[inside, 1], q[inside, 0]]
+    return out
+
+
 def _free_arc(blob: np.ndarray, p: np.ndarray, r: float) -> float:
     """Degrees of the longest arc of the ring just outside a disc of radius ``r`` at ``p``
     (x, y) in ``blob`` (soft membership) that is empty: at least half of it for a ball against
     an arm or a body, much less for a disc inside something bigger and round (a hand)."""
-    h, w = blob.shape
     ang = np.deg2rad(np.arange(0, 360, 10))
-    q = np.rint(p + 1.35 * r * np.c_[np.cos(ang), np.sin(ang)]).astype(int)
-    inside = (q[:, 0] >= 0) & (q[:, 0] < w) & (q[:, 1] >= 0) & (q[:, 1] < h)
-    empty = np.ones(len(q), bool)
-    empty[inside] = blob[q[inside, 1], q[inside, 0]] <= 0.5
+    empty = _blob_at(blob, p + 1.35 * r * np.c_[np.cos(ang), np.sin(ang)]) <= 0.5
     if empty.all():
         return 360.0
     run = longest = 0
     for e in np.r_[empty, empty]:  # round the circle once more
         run = run + 1 if e else 0
         longest = max(longest, run)
-    return 10.0 * min(longest, len(q))
+    return 10.0 * min(longest, len(empty))
 
 
 def _row_percentiles(x: np.ndarray, qs: tuple[float, ...]) -> list[np.ndarray]:

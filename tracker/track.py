@@ -358,14 +358,23 @@ class MotionModel:
         moving = np.asarray(moving, bool).reshape(-1)
         base = np.where(moving, c.moving_sigma_mm ** 2, c.rest_sigma_mm ** 2)
         r = base[:, None, None] * np.eye(2) + self.r_image(x[:, :2])
-        speed = np.hypot(x[:, 2], x[:, 3])
-        streak = moving & (speed > 1e-6) if c.exposure_s > 0 else np.zeros(len(x), bool)
-        if streak.any():
-            u = x[streak, 2:] / speed[streak, None]
-            r[streak] += (u[:, :, None] * u[:, None, :]
-                          * ((speed[streak] * c.exposure_s * c.streak_sigma_fraction) ** 2
-                             )[:, None, None])
+        if moving.any():
+            r[moving] += self._streak(x[moving, 2:])
         return r
+
+    def _streak(self, velocity: np.ndarray) -> np.ndarray:
+        """(N, 2, 2) noise along the blur streak of balls moving at ``velocity`` (N, 2) mm/s:
+        |v| * exposure_s long."""
+        c = self.config
+        speed = np.hypot(velocity[:, 0], velocity[:, 1])
+        out = np.zeros((len(velocity), 2, 2))
+        on = speed > 1e-6 if c.exposure_s > 0 else np.zeros(len(velocity), bool)
+        if on.any():
+            u = velocity[on] / speed[on, None]
+            out[on] = (u[:, :, None] * u[:, None, :]
+                       * ((speed[on] * c.exposure_s * c.streak_sigma_fraction) ** 2
+                          )[:, None, None])
+        return out
 
     def matrices(self, dt: float) -> MotionMatrices:
         """The matrices for an interval of ``dt`` seconds (cached per microsecond of dt)."""
@@ -392,15 +401,10 @@ class MotionModel:
         """(2, 2) detection noise of a ball moving at ``velocity`` (2,) mm/s (at ``xy`` (2,)
         table mm, for the image noise): isotropic plus more along its streak, |v| * exposure_s
         long."""
-        c = self.config
-        r = np.eye(2) * c.moving_sigma_mm ** 2
+        r = np.eye(2) * self.config.moving_sigma_mm ** 2
         if xy is not None:
             r = r + self.r_image(xy)[0]
-        speed = float(np.hypot(*velocity))
-        if c.exposure_s > 0 and speed > 1e-6:
-            u = velocity / speed
-            r = r + np.outer(u, u) * (speed * c.exposure_s * c.streak_sigma_fraction) ** 2
-        return r
+        return r + self._streak(np.asarray(velocity, float).reshape(1, 2))[0]
 
     def new_filter(self, xy: np.ndarray, velocity: np.ndarray, pos_sigma: float,
                    speed_sigma: float) -> KalmanFilter:
