@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
@@ -69,7 +68,7 @@ _HUE_NOISE = 170.0
 # Shares of the cloth's colour in a blurred ball's body colour, and the classes that show it:
 # the white, brightest, turns to the cloth's colour where the others mostly darken (letting
 # them blur too would make a blurred red a brown).
-_BLUR_SHARES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
+_BLUR_SHARES = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
 _BLURS = np.array([c == "white" for c in BALL_CLASSES])
 
 
@@ -88,8 +87,7 @@ def _hue_diff(h: np.ndarray, h0: np.ndarray) -> np.ndarray:
 
 def cloth_lab(cloth: ClothModel) -> np.ndarray:
     """(3,) the cloth's OpenCV 8-bit Lab."""
-    bgr = np.clip(cloth.chroma * cloth.level, 0, 255).astype(np.uint8).reshape(1, 1, 3)
-    return cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB)[0, 0].astype(np.float64)
+    return cloth.lab()
 
 
 def cloth_lightness(cloth: ClothModel) -> float:
@@ -97,15 +95,17 @@ def cloth_lightness(cloth: ClothModel) -> float:
     return float(cloth_lab(cloth)[0])
 
 
-def blurred(means: np.ndarray, cloth: np.ndarray, share: float) -> np.ndarray:
+def blurred(means: np.ndarray, cloth: np.ndarray, share: float | np.ndarray) -> np.ndarray:
     """(K, 3) class means in features -> the body colours of those balls with ``share`` of
     the cloth's colour (features (3,)) mixed in, as motion blur mixes them: the mixing is
-    linear in lightness, a* and b*."""
+    linear in lightness, a* and b*. For S shares, (S * K, 3): every mean at the first share,
+    then at the second, and so on."""
     def ab(f):
         h = np.radians(f[..., 2])
         return np.stack([f[..., 0], f[..., 1] * np.cos(h), f[..., 1] * np.sin(h)], -1)
 
-    x = (1 - share) * ab(np.asarray(means, float)) + share * ab(np.asarray(cloth, float))
+    s = np.asarray(share, float).reshape(-1, 1, 1)
+    x = ((1 - s) * ab(np.asarray(means, float)) + s * ab(np.asarray(cloth, float))).reshape(-1, 3)
     return np.c_[x[:, 0], np.hypot(x[:, 1], x[:, 2]),
                  np.degrees(np.arctan2(x[:, 2], x[:, 1])) % 360]
 
@@ -192,9 +192,12 @@ class ColourClassifier:
         sd = self.stds if stds is None else stds
         if cloth is not None:
             out = self.cost(feats, m, sd)
-            for share in _BLUR_SHARES:
-                c = self.cost(feats, blurred(m, cloth, share), sd) + self.blur_cost * share
-                out[:, _BLURS] = np.minimum(out[:, _BLURS], c[:, _BLURS])
+            # each blurring class at every share at once: (S * B) pseudo-classes
+            shares = np.repeat(_BLUR_SHARES, _BLURS.sum())
+            mb = blurred(m[_BLURS], cloth, _BLUR_SHARES)
+            c = self.cost(feats, mb, np.tile(sd[_BLURS], (len(_BLUR_SHARES), 1)))
+            c = (c + self.blur_cost * shares).reshape(len(feats), len(_BLUR_SHARES), -1)
+            out[:, _BLURS] = np.minimum(out[:, _BLURS], c.min(1))
             return out
         z_l = (feats[:, None, 0] - m[None, :, 0]) / sd[None, :, 0]
         z_c = (feats[:, None, 1] - m[None, :, 1]) / sd[None, :, 1]

@@ -171,6 +171,11 @@ class ClothModel:
         level = float(np.median(s[near]))
         return cls(c0.astype(np.float64), max(sigma, 0.004), level)
 
+    def lab(self) -> np.ndarray:
+        """(3,) the cloth's OpenCV 8-bit Lab."""
+        bgr = np.clip(self.chroma * self.level, 0, 255).astype(np.uint8).reshape(1, 1, 3)
+        return cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB)[0, 0].astype(np.float64)
+
     def blend(self, other: ClothModel, rate: float) -> ClothModel:
         """This model moved a fraction ``rate`` towards ``other``."""
         return ClothModel(self.chroma + rate * (other.chroma - self.chroma),
@@ -212,6 +217,10 @@ def lut_index(bgr: np.ndarray) -> np.ndarray:
     return idx
 
 
+# brightness (B + G + R) of a lamp's highlight on a ball: this many times the cloth's, or near
+# white on a bright cloth
+_HIGHLIGHT = 2.5
+_WHITE = 600
 # share of a disc a ball fills (a cue with its shadow, a finger fill less)
 _FULL = 0.8
 _OFFSET_STEP = 32.0  # px between the grid points of the silhouette offsets
@@ -1002,7 +1011,18 @@ class BallDetector:
         one_sided = occupied.sum(1) <= 4
         ok = (cover > 0.2) & ((spill < self.config.max_spill) | one_sided) & ~through
 
-        ok &= ~crowded | (solid >= 0.4)
+        # ... or the shadow under a ball, which a low camera sees beside it: the cloth's colour
+        # darkened, and unlit (every ball, a black one too, shows the lamps' highlight within
+        # 0.6 radii of its centre; a shadow is lit nowhere off its neighbours' discs)
+        glint = min(_HIGHLIGHT * self._cloth.level, _WHITE)
+        bright = ((win.sum(-1, dtype=np.int32) >= glint)
+                  & (d_own <= (0.6 * rr) ** 2))
+        for k in range(nbr.shape[1]):
+            o = (c[nbr[:, k]] + base[nbr[:, k]] - base).astype(np.float32)
+            d_o = (gx - o[:, 0, None, None]) ** 2 + (gy - o[:, 1, None, None]) ** 2
+            bright &= d_o > (r_exp[nbr[:, k]] ** 2)[:, None, None]
+        lit = bright.any((1, 2))
+        ok &= ~crowded | ((solid >= 0.4) & (lit | ~_shadow_coloured(lab, self._cloth.lab())))
         return c.astype(np.float64) + base, cover, lab, ok
 
     @staticmethod
@@ -1054,6 +1074,15 @@ def _apply_gain(bgr: np.ndarray, gain: np.ndarray) -> np.ndarray:
     if bgr.ndim == 3:
         return cv2.multiply(bgr, gain, dtype=cv2.CV_8U)
     return np.clip(bgr * gain + 0.5, 0, 255).astype(np.uint8)
+
+
+def _shadow_coloured(lab: np.ndarray, cloth_lab: np.ndarray) -> np.ndarray:
+    """(N,) bool: body colours (N, 3) OpenCV Lab that are the cloth's (3,) in shadow: under
+    half its lightness but not black, and of about its hue (within 60 degrees in a*b*)."""
+    light = lab[:, 0] / max(cloth_lab[0], 1.0)
+    ab, ab0 = lab[:, 1:] - 128.0, cloth_lab[1:] - 128.0
+    along = ab @ ab0 / max(float(np.hypot(*ab0)), 1e-6)
+    return (light < 0.5) & (light >= 0.15) & (along > 0.5 * np.hypot(ab[:, 0], ab[:, 1]))
 
 
 def _body_lab(win: np.ndarray, inner: np.ndarray) -> np.ndarray:

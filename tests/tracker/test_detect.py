@@ -165,6 +165,31 @@ def test_ball_against_an_arm_is_found_and_the_hand_is_not(overhead, side):
     assert len(d) == len(di), "a detection that is not a ball (the hand?)"
 
 
+def test_shadow_beside_a_ball_is_not_a_ball_and_a_black_one_is(overhead):
+    """A low lamp's shadow beside a ball (the cloth darkened, with no highlight) is not a ball;
+    a black ball in the same place (as dark, with the lamp's highlight) is."""
+    cam, renderer, cal = overhead
+    red = np.array([900.0, 1800.0, R])
+    frame, _ = renderer.render(["red"], red[None])
+    r_px = float(cam.ball_radius_px(red[None], R)[0])
+    c = cam.project(red[None])[0]
+    green = np.asarray(renderer.look.cloth_bgr, float)
+    shadow = frame.copy()
+    blob = np.zeros(frame.shape[:2], np.uint8)
+    cv2.ellipse(blob, (int(c[0]), int(c[1] + 1.5 * r_px)), (int(1.1 * r_px), int(0.8 * r_px)), 0,
+                0, 360, 255, -1)
+    cloth = np.abs(frame.astype(float) - green).sum(-1) < 60
+    shadow[(blob > 0) & cloth] = (0.15 * green + 20).astype(np.uint8)  # dark, greyed cloth
+    det = BallDetector(cal)
+    d = det.detect(shadow)
+    assert len(d) == 1 and np.hypot(*(d.xy_px[0] - c)) < 0.3 * r_px
+
+    black = red + [0.0, 2 * R, 0.0]
+    frame, _ = renderer.render(["red", "black"], np.array([red, black]))
+    d = BallDetector(cal).detect(frame)
+    assert len(d) == 2
+
+
 def test_cloth_model_learnt_from_the_frame(overhead):
     cam, renderer, cal = overhead
     det = BallDetector(cal)
