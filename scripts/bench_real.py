@@ -31,9 +31,8 @@ sys.path.insert(0, str(ROOT))
 
 from calibration.errors import InputError  # noqa: E402
 from calibration.find import calibrate_video  # noqa: E402
-from tracker.colour import ColourClassifier  # noqa: E402
-from tracker.detect import BallDetector  # noqa: E402
 from tracker.pipeline import Pipeline, file_frames  # noqa: E402
+from tracker.track_command import make_detect  # noqa: E402
 
 REALDATA = ROOT.parent / "shared" / "realdata" / "snooker-broadcast"
 IOU_MIN = 0.2
@@ -117,12 +116,8 @@ def run_clip(path: Path, max_frames: int | None = None) -> Run:
     t0 = time.perf_counter()
     cal = calibrate_video(path)
     out = Run(calib_s=time.perf_counter() - t0)
-    detector = BallDetector(cal)
-    classifier = ColourClassifier()
-
-    def detect(image):
-        return classifier.classify(detector.detect(image), detector.cloth)
-
+    detect = make_detect(cal)
+    detector = detect.detector
     pipe = Pipeline(cal, detect, monitor_every=0)
     out.pocket_number = pocket_numbers(cal.pockets_px())
     frames, _, _ = file_frames(path)

@@ -83,7 +83,8 @@ def _cut_to_last_shot(path: Path, events: list[dict]) -> list[dict]:
 
 
 def make_detect(cal: Calibration):
-    """frame -> classified Detections, with the detector's cloth model adapting over frames."""
+    """frame -> classified Detections, with the detector's cloth model adapting over frames.
+    The function's ``detector`` attribute is its ``BallDetector``."""
     from tracker.colour import ColourClassifier
     from tracker.detect import BallDetector
 
@@ -98,6 +99,7 @@ def make_detect(cal: Calibration):
             last[:] = [found, classifier.classify(found, detector.cloth)]
         return last[1]
 
+    detect.detector = detector
     return detect
 
 
