@@ -683,7 +683,7 @@ class BallDetector:
         # pinholes closed first (a dark ball's highlight ring, compression noise)
         closed = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
         opened = cv2.morphologyEx(closed, cv2.MORPH_OPEN, g["open_kernel"])
-        n, labels, stats, cent = cv2.connectedComponentsWithStats(opened, connectivity=8)
+        n, labels, stats, cent = _components(opened)
         out = []
         # what reaches in from outside the table area is judged whole, before the opening
         # cut it into ball-sized pieces (painted lines, a pixel or two wide, join nothing)
@@ -691,7 +691,7 @@ class BallDetector:
         edge = g["edge"][sub]
         whole = None
         if cv2.countNonZero(joined[edge]):
-            nc, whole, wstats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+            nc, whole, wstats, _ = _components(joined)
             reaching = np.bincount(whole[edge], minlength=nc) > 0
             reaching[0] = False
         r_blob = prep.radius[sub][cent[1:, 1].astype(int), cent[1:, 0].astype(int)] / f
@@ -1074,6 +1074,17 @@ def _apply_gain(bgr: np.ndarray, gain: np.ndarray) -> np.ndarray:
     if bgr.ndim == 3:
         return cv2.multiply(bgr, gain, dtype=cv2.CV_8U)
     return np.clip(bgr * gain + 0.5, 0, 255).astype(np.uint8)
+
+
+def _components(mask: np.ndarray):
+    """8-connected components of a uint8 mask with their stats and centroids, as
+    ``cv2.connectedComponentsWithStats``; 16-bit labels (several times faster) unless there are
+    too many components for them."""
+    try:
+        return cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_16U,
+                                                             cv2.CCL_SPAGHETTI)
+    except cv2.error:
+        return cv2.connectedComponentsWithStats(mask, connectivity=8)
 
 
 def _shadow_coloured(lab: np.ndarray, cloth_lab: np.ndarray) -> np.ndarray:
