@@ -1326,7 +1326,10 @@ class BallTracker:
             self._confirm(cd, t, frame)
 
     def _confirm(self, cd: _Candidate, t: float, frame: int) -> None:
-        """Give a confirmed candidate an identity, in order of its class votes."""
+        """Give a confirmed candidate an identity, in order of its class votes. A ball never
+        appears from nowhere: one of a class not seen before whose path starts where a ball
+        was left at rest and not seen since is that ball, set moving while unseen (a fast
+        ball's colour, blurred over the cloth, is no guide)."""
         for k in np.argsort(-cd.votes, kind="stable"):
             if cd.votes[k] <= 0:
                 break
@@ -1337,14 +1340,23 @@ class BallTracker:
             name = BALL_CLASSES[k]
             tr = self._track(name)
             if tr is None:
+                tr = self._set_moving_unseen(cd)
+                if tr is not None:
+                    self._restart(tr, cd, t, frame)
+                    return
                 self.tracks.append(self._new_track(name, int(k), cd, t, frame))
                 if k == WHITE and self._started(frame):
                     self._placed(self.tracks[-1], cd, frame)
                 return
             if tr.status == "seen":
                 continue  # that ball is elsewhere: the votes' next class
-            if tr.status == "predicted" and not self._plausibly_found(tr, cd, t):
-                continue  # hidden a moment ago somewhere else: not this ball
+            if tr.status == "predicted":
+                if not self._plausibly_found(tr, cd, t):
+                    continue  # hidden a moment ago somewhere else: not this ball
+                if not self._plausibly_found(tr, cd, None):
+                    # that ball, lost a while, may be anywhere; one set moving from where it
+                    # lay unseen is surely here
+                    tr = self._set_moving_unseen(cd) or tr
             if (tr.status in ("potted", "off_table") and k != WHITE
                     and not self._on_spot(cd.xy, name)):
                 continue  # a colour comes back where the referee puts it: on a spot
@@ -1353,6 +1365,18 @@ class BallTracker:
             if was in ("potted", "off_table"):
                 self._placed(tr, cd, frame)
             return
+
+    def _set_moving_unseen(self, cd: _Candidate) -> _Track | None:
+        """The ball left at rest and unseen since whose place the candidate's path starts
+        from (``_path_from_rest``; of several, the one the candidate's votes favour, then the
+        nearest to where the candidate was first seen), or None."""
+        still = [tr for tr in self.tracks if tr.status == "predicted" and not tr.moving]
+        on = self._path_from_rest(still, cd) if still else np.zeros(0, bool)
+        if not on.any():
+            return None
+        start = cd.xy + cd.velocity * (cd.first_t - cd.t)
+        return min((still[i] for i in np.flatnonzero(on)),
+                   key=lambda o: (-cd.votes[o.cls], float(np.hypot(*(o.kf.x[:2] - start)))))
 
     def _on_spot(self, xy: np.ndarray, colour: str, ball: _Track | None = None) -> bool:
         """Whether ``xy`` (2,) mm is where the referee re-spots ``colour`` (Section 3 Rule 4,
@@ -1383,15 +1407,15 @@ class BallTracker:
                 return on(spot)
         return abs(float(xy[0] - own[0])) <= d_mm + noise
 
-    def _plausibly_found(self, tr: _Track, cd: _Candidate, t: float) -> bool:
+    def _plausibly_found(self, tr: _Track, cd: _Candidate, t: float | None) -> bool:
         """Whether a hidden ball can be the candidate: within its gate, on a path that started
-        where it was left at rest, or unseen long enough (lost_after_s) to have been struck
-        while hidden."""
+        where it was left at rest, or (given the time ``t``) unseen long enough (lost_after_s)
+        to have been struck while hidden."""
         c = self.config
         zhat, s, _ = self._predicted_measurements([tr])
         e = cd.xy - zhat[0]
         d2 = float(e @ np.linalg.inv(s[0]) @ e)
-        return (d2 <= c.gate_chi2 or t - tr.last_seen_t > c.lost_after_s
+        return (d2 <= c.gate_chi2 or (t is not None and t - tr.last_seen_t > c.lost_after_s)
                 or bool(self._path_from_rest([tr], cd)[0]))
 
     def _path_from_rest(self, tracks: list[_Track], cd: _Candidate) -> np.ndarray:

@@ -718,6 +718,24 @@ def test_a_colour_set_moving_while_unseen_is_found_on_its_way():
     assert sorted(states[-1].track_ids) == ["white", "yellow"]
 
 
+def test_a_ball_set_moving_while_unseen_and_misread_keeps_its_identity():
+    """The black, hidden a moment when it is struck, runs away read as green (a dark ball
+    blurred over the cloth) with no green on the table: it is the black found on its way (its
+    path starts where the black lay), not a green appearing from nowhere."""
+    rolling = _into("top_left", (900.0, 1800.0), 1500.0, 1.0)
+
+    def colour(b, t):
+        return _cls("green") if b == "black" and t >= 1.0 else _cls(b)
+
+    states, truth = run_scene({"black": rolling, "white": still(600, 1000)}, 1.6,
+                              hidden=lambda b, t: b == "black" and 0.95 <= t < 1.1,
+                              classes=colour)
+    assert all(sorted(st.track_ids) == ["black", "white"] for st in states[3:])
+    k = int(round(1.4 * FPS))
+    xy, state, _ = by_id(states[k], "black")
+    assert state == "seen" and np.hypot(*(xy - truth["black"][k])) < 30.0
+
+
 def test_a_ball_lost_in_the_jaws_is_potted_in_that_pocket():
     """A red rolling along the top cushion vanishes 100 mm from the top right pocket's fall
     circle centre, its last measured heading not quite into the circle: it dropped in there
