@@ -559,7 +559,7 @@ class BallDetector:
             out = cv2.copyTo(small[wy0:wy1, wx0:wx1], claimed.view(np.uint8), seen)
             if not np.shares_memory(out, seen):
                 seen[...] = out
-            result = _dedupe(_concat(kept, new))
+            result = _dedupe(_concat(kept, new), cloth_lab=self._cloth.lab())
         self._last = result
         return result
 
@@ -641,7 +641,7 @@ class BallDetector:
         conf = np.clip(cover, 0, 1)
         d = Detections(xy[keep], r_exp[keep], np.full(int(keep.sum()), -1), conf[keep], mm[keep],
                        lab[keep])
-        return _dedupe(d), kept, claimed
+        return _dedupe(d, cloth_lab=self._cloth.lab()), kept, claimed
 
     def _kept(self, prep: _Frame, window: tuple[int, int, int, int], claimed: np.ndarray
               ) -> Detections:
@@ -1087,6 +1087,21 @@ def _components(mask: np.ndarray):
         return cv2.connectedComponentsWithStats(mask, connectivity=8)
 
 
+def _streak_tail(lab: np.ndarray, cloth_lab: np.ndarray, mix_error: float = 12.0
+                 ) -> np.ndarray:
+    """(N, N) bool: detection j's colour is detection i's, brighter than the cloth by a
+    quarter, mixed with the cloth's (a share of 5 to 80 %, within ``mix_error`` in Lab), as
+    along the blur streak of a fast bright ball. ``lab`` (N, 3), ``cloth_lab`` (3,)."""
+    ac = cloth_lab[None] - lab  # (N, 3) from each head to the cloth
+    rel = lab[None] - lab[:, None]  # (N, N, 3) from head i to detection j
+    share = (rel @ ac[:, :, None])[..., 0] / np.maximum((ac * ac).sum(1), 1e-9)[:, None]
+    off = np.linalg.norm(rel - share[..., None] * ac[:, None], axis=2)
+    bright = lab[:, 0] >= 1.25 * cloth_lab[0]
+    out = bright[:, None] & (share > 0.05) & (share < 0.8) & (off < mix_error)
+    np.fill_diagonal(out, False)
+    return out
+
+
 def _shadow_coloured(lab: np.ndarray, cloth_lab: np.ndarray) -> np.ndarray:
     """(N,) bool: body colours (N, 3) OpenCV Lab that are the cloth's (3,) in shadow: under
     half its lightness but not black, and of about its hue (within 60 degrees in a*b*)."""
@@ -1228,14 +1243,18 @@ def _concat(a: Detections, b: Detections) -> Detections:
                       cat(a.confidence, b.confidence), cat(a.xy_mm, b.xy_mm), cat(a.lab, b.lab))
 
 
-def _dedupe(d: Detections, r_mm: float = SNOOKER.ball_radius_mm) -> Detections:
+def _dedupe(d: Detections, r_mm: float = SNOOKER.ball_radius_mm,
+            cloth_lab: np.ndarray | None = None) -> Detections:
     """One detection for each group closer than two balls can be: on the table nearer than 1.6
     ball radii (two balls' centres are at least two radii apart), in the image nearer than 2.2
     apparent radii, and of about one hue and chroma (a steep view puts touching balls far from
     the camera nearly on top of each other, where a pixel is several millimetres). A fast
     ball's blur streak, found as two or three discs along it, becomes their mean (they cover it
     about evenly) with the colour of the one that covers best; a ball found again on its own
-    crescent keeps the disc that covers it best."""
+    crescent keeps the disc that covers it best. Given the cloth's colour (``cloth_lab``, Lab),
+    a longer streak of a ball brighter than the cloth (the white, the yellow, the pink) is
+    known by its tail: in the image as near, within two ball diameters on the table, and of
+    the head's colour mixed with the cloth's (``_streak_tail``)."""
     if len(d) < 2:
         return d
     from scipy.sparse.csgraph import connected_components
@@ -1250,6 +1269,9 @@ def _dedupe(d: Detections, r_mm: float = SNOOKER.ball_radius_mm) -> Detections:
     if d.lab is not None:  # hue and chroma (a*, b*: a streak's ends differ in lightness)
         ab = np.nan_to_num(d.lab[:, 1:], nan=1e4)
         close &= np.linalg.norm(ab[:, None] - ab[None], axis=2) < 35
+        if cloth_lab is not None and d.xy_mm is not None:
+            tail = _streak_tail(np.nan_to_num(d.lab, nan=-1e4), np.asarray(cloth_lab, float))
+            close |= (tail | tail.T) & (mm < 4 * r_mm) & (px < 2.2 * r)
     n_groups, group = connected_components(close, directed=False)
     if n_groups == len(d):
         return d

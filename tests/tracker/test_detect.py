@@ -51,6 +51,29 @@ def test_detections_subset_and_record():
     assert not d.xy_px.flags.writeable
 
 
+def test_a_bright_balls_long_blur_streak_is_one_ball_and_touching_colours_are_two():
+    """A fast white found as its head and its tail (the white mixed with the cloth), 80 mm
+    apart on the table, is one ball; a red touching a brown as near in the image, and a white
+    beside a green ball (darker than the cloth), stay two."""
+    from tracker.detect import _dedupe
+
+    cloth = np.array([141.0, 70.0, 184.0])
+    white = np.array([248.0, 111.0, 160.0])
+    tail = 0.4 * white + 0.6 * cloth + [2.0, -3.0, 1.0]
+
+    def pair(lab_a, lab_b):
+        return Detections(np.array([[640.0, 100.0], [646.0, 112.0]]), np.full(2, 9.0),
+                          np.full(2, -1), np.array([0.9, 0.8]),
+                          np.array([[900.0, 3000.0], [900.0, 2920.0]]), np.array([lab_a, lab_b]))
+
+    one = _dedupe(pair(white, tail), cloth_lab=cloth)
+    assert len(one) == 1 and np.allclose(one.xy_mm[0], [900.0, 2960.0])
+    assert len(_dedupe(pair(white, tail))) == 2  # the cloth's colour unknown
+    red, brown, green = [120.0, 178.0, 168.0], [110.0, 131.0, 176.0], [110.0, 84.0, 157.0]
+    assert len(_dedupe(pair(red, brown), cloth_lab=cloth)) == 2
+    assert len(_dedupe(pair(white, green), cloth_lab=cloth)) == 2
+
+
 # -- rendered frames ------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def overhead():
