@@ -21,8 +21,10 @@ comes out of it, and the velocity across the nose turned round (a slow ball's sp
 judged over twice the span, its turn dated where the lines meet: it turns within the noise of a
 few frames); when it was seen only on one side, that line running well into or out of the nose
 is the bounce; a ball struck from rest that comes back off the nose the blow drove it at was
-squeezed against that cushion. The cushion is the nose segment between the knuckles it touched
-(at the knuckles and beyond are the jaws).
+squeezed against that cushion. A bounce too slow for the short lines' noise is looked for again
+a few frames on, on lines over twice the span. A ball off a cushion meets it again soon after
+only when struck back by a ball that came beside it. The cushion is the nose segment between
+the knuckles it touched (at the knuckles and beyond are the jaws).
 
 Balls touching the white at rest (Section 3 Rule 8) are reported as ``touching`` events: between
 shots once they have rested so for ``rest_s``, and at the end of a shot, when the shot record
@@ -46,8 +48,6 @@ _NUDGE_WATCH_S = 1.0
 # s: how long after the white left a ball it went through it is known whether that ball was
 # set moving before (contacts are dated some frames on, a creep from a touch later still)
 _JUMP_S = 0.5
-# mm: a ball meeting a nose line this near a knuckle is in the pocket's mouth, on the jaw
-_KNUCKLE_MM = 5.0
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,18 @@ class ShotConfig:
     a cushion nose, in and out, of a bounce; nudge_mm: how far a resting ball the white came
     within a diameter (and ``contact_tol_mm``) of must have moved, slowly, to have been
     touched (the faintest touches move a ball a few millimetres); touch_mm: how much farther
-    than a diameter apart the white and a ball at rest may be to touch (the position noise)."""
+    than a diameter apart the white and a ball at rest may be to touch (the position noise);
+    knuckle_mm: how far inside a knuckle a bounce must meet the nose line to be on the cushion
+    (nearer, or beyond, it is on the jaw). The meeting point is known to ~3 mm and cushion and
+    jaw contacts both crowd the knuckles, so this trades one for the other: on the bench's
+    stress set (300 shots) and sample clips, 5 mm missed 5 cushions met 1.5-4 mm inside a
+    knuckle and took no jaw for a cushion; 1 mm finds 4 of them and still takes none; 0.5 mm
+    takes a jaw met 0.9 mm inside (black_ending), 0 two more; slow_cushion_mm_s: the speed
+    across a nose, in and out, of a slow bounce judged on lines over twice ``fit_frames``
+    frames either side (their speeds' noise is ~7 mm/s at 1 mm of position noise and 30 fps,
+    a third of the short lines'). On the stress set with detection noise seeds 0/1/2, 15 mm/s
+    found 0/9/0 more cushions and 0/1/0 false ones; 10 mm/s 3/10/4 and 0/3/0; 7 mm/s (seed 1)
+    14 and 6."""
 
     start_mm: float = 8.0
     moved_mm: float = 6.0
@@ -93,12 +104,14 @@ class ShotConfig:
     cushion_mm_s: float = 25.0
     nudge_mm: float = 1.5
     touch_mm: float = 1.0
+    knuckle_mm: float = 1.0
+    slow_cushion_mm_s: float = 10.0
 
     def __post_init__(self):
         for name in ("start_mm", "moved_mm", "onset_mm", "pass_frac", "still_mm_s", "rest_s",
                      "smooth_s", "hidden_s", "max_speed_mm_s", "fit_frames", "contact_tol_mm",
                      "overlap_mm", "kick_mm_s", "friction_mm_s2", "start_mm_s", "cushion_mm_s",
-                     "nudge_mm", "touch_mm"):
+                     "nudge_mm", "touch_mm", "knuckle_mm", "slow_cushion_mm_s"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"ShotConfig.{name} must be positive, got {getattr(self, name)}")
         if int(self.fit_frames) != self.fit_frames or self.fit_frames < 2:
@@ -373,6 +386,8 @@ class ShotTracker:
             back = float((pa[n] - pb[n]) @ va[n] / (va[n] @ va[n]))
             depart[n] = float(np.clip(t1 - back, t[0], t1))
         kicked = okb & oka & (np.hypot(*dv.T) > kick)
+        # a line before that spans a contact of an earlier interval holds on neither side of it
+        spanned = np.array([any(t[0] < h <= t0 for h in shot.hit_at.get(b, ())) for b in ids])
         out: list[dict] = []
         hits: dict[int, list[float]] = {}
         from_rest: list[tuple[int, np.ndarray, float]] = []
@@ -393,11 +408,53 @@ class ShotTracker:
         v_long[resting], ok_long[resting] = 0.0, True
         out += self._cushions(shot, ids, t, nb, pb, vb, okb, pa, va, oka, before_to,
                               after_from, np.array([n in hits for n in range(len(ids))]),
-                              np.where(ok_long[:, None], v_long, np.nan))
+                              np.where(ok_long[:, None], v_long, np.nan), spanned)
         for n in np.flatnonzero(started):
             shot.moved.add(ids[n])
         if "white" in ids and t1 > shot.t + 1e-9:
             shot.moved.add("white")
+        return out + self._slow_turns(shot, k - W)
+
+    def _slow_turns(self, shot: _Shot, k: int) -> list[dict]:
+        """Slow bounces in the interval between history frames k - 1 and k, from lines over
+        twice ``fit_frames`` frames either side (a third of the short lines' noise in speed):
+        a ball that has moved, in no ball-ball contact over that span, whose speed across a
+        nose (under four times ``cushion_mm_s``: faster, the short lines see it) is over
+        ``slow_cushion_mm_s`` in on the line before and out on the line after, the two lines
+        meeting at the nose (within ``contact_tol_mm`` of its reach). Dated where they meet."""
+        cfg, W = self.config, 2 * int(self.config.fit_frames)
+        if k < W or k + W > len(shot.history):
+            return []
+        hist = shot.history[k - W:k + W]
+        t = np.array([h[1] for h in hist])
+        ids = sorted(b for b in {b for h in hist for b in h[2]} & shot.moved
+                     if not any(t[0] <= c <= t[-1] for c in shot.hit_at.get(b, ())))
+        if not ids:
+            return []
+        xy = np.array([[h[2].get(b, (np.nan, np.nan)) for b in ids] for h in hist],
+                      float).reshape(len(hist), len(ids), 2)
+        t0, t1 = t[W - 1], t[W]
+        dt = t1 - t0
+        pb, vb, okb = _fit_lines(t[:W], xy[:W], t0)
+        pa, va, oka = _fit_lines(t[W:], xy[W:], t1)
+        seen = np.isfinite(xy[..., 0])
+        ok = okb & oka & (seen[:W].sum(axis=0) >= W - 1) & (seen[W:].sum(axis=0) >= W - 1)
+        reach = self._nose_reach_mm
+        sb = np.einsum("nsk,sk->ns", pb[:, None] - self._nose_a[None], self._nose_n)
+        sa = np.einsum("nsk,sk->ns", pa[:, None] - self._nose_a[None], self._nose_n)
+        ub, ua = vb @ self._nose_n.T, va @ self._nose_n.T
+        fast = 4 * cfg.cushion_mm_s
+        with np.errstate(invalid="ignore", divide="ignore"):
+            meet = t0 + (sa - ua * dt - sb) / (ub - ua)
+            depth = sb + ub * (meet - t0)
+            found = (ok[:, None] & (ub < -cfg.slow_cushion_mm_s) & (ub > -fast)
+                     & (ua > cfg.slow_cushion_mm_s) & (ua < fast)
+                     & (np.abs(depth - reach) < cfg.contact_tol_mm)
+                     & (meet >= t0 - 0.5 * dt) & (meet <= t1 + 0.25 * dt))
+        out = []
+        for n, s in zip(*np.nonzero(found)):
+            when = float(np.clip(meet[n, s], t0, t1))
+            out += self._bounce(shot, ids[n], s, when, pb[n] + vb[n] * (meet[n, s] - t0), dt)
         return out
 
     def _contacts(self, shot, ids, t, nb, pb, vb, okb, pa, va, oka, started, depart, resting,
@@ -407,7 +464,8 @@ class ShotTracker:
         at t[nb - 1]) and after (pa, va at t[nb]) of balls ``ids``; ``started``: resting balls
         set moving, at ``depart``; ``kicked``: velocity changed by more than ``kick``. The
         instants of each ball's contacts go into ``hits`` (ball index -> [t]); balls struck
-        from rest (index, the blow's unit direction, its instant) into ``from_rest``."""
+        from rest (index, the blow's unit direction, its instant) into ``from_rest``, also when
+        the contact is one an earlier interval dated (the ball seen off its place only now)."""
         cfg = self.config
         D = self.table_ball_diameter_mm
         t0, t1 = t[nb - 1], t[nb]
@@ -474,16 +532,18 @@ class ShotTracker:
             tau = float(np.clip(tau, t[0], t1))
             pair = frozenset((ids[i], ids[j]))
             last = shot.last_contact.get(pair)
-            if last is not None and tau - last < cfg.fit_frames * dt:
+            known = last is not None and tau - last < cfg.fit_frames * dt
+            # a ball seen set moving only now by the contact an earlier interval dated
+            for m, u in ((i, -nrm), (j, nrm)):
+                if started[m] and oka[m]:
+                    from_rest.append((m, u, last if known else tau))
+            if known:
                 continue
             shot.last_contact[pair] = tau
             for b in pair:
                 shot.hit_at.setdefault(b, []).append(tau)
             hits.setdefault(i, []).append(tau)
             hits.setdefault(j, []).append(tau)
-            for m, u in ((i, -nrm), (j, nrm)):
-                if started[m] and oka[m]:
-                    from_rest.append((m, u, tau))
             a, b = ids[i], ids[j]
             if b == "white":
                 a, b = b, a
@@ -494,11 +554,12 @@ class ShotTracker:
         return out
 
     def _cushions(self, shot, ids, t, nb, pb, vb, okb, pa, va, oka, before_to, after_from,
-                  touched, v_long) -> list[dict]:
+                  touched, v_long, spanned) -> list[dict]:
         """Cushion contacts in the interval (t[nb - 1], t[nb]]: the lines before hold up to
         ``before_to`` (N,), those after back to ``after_from`` (N,); ``touched`` (N,): balls
         in a ball-ball contact in the interval; ``v_long`` (N, 2): velocities fitted over twice
-        the span before (NaN where unknown).
+        the span before (NaN where unknown); ``spanned`` (N,): balls whose line before spans a
+        contact dated in an earlier interval.
 
         Each ball's distance from each nose line runs down one line and up the other: a bounce
         within reach of the nose (the centre a little under a radius from the nose line: the
@@ -506,7 +567,11 @@ class ShotTracker:
         for a slow ball already past the nose line by the noise, where the two lines meet. A
         slow ball's speed in is taken over the longer span when the short line shows none.
         With one line alone (the ball lost on the other side of the interval), that line
-        running into or out of the nose by ``overlap_mm`` is a bounce."""
+        running into or out of the nose by ``overlap_mm`` is a bounce; not a line before that
+        spans a contact (a ball stopped by another beside a cushion never reaches it). Such a
+        line still tells a ball came in, but maybe not when it met the nose: if it does not
+        meet it in the interval, the line after dates the bounce (of a ball struck a frame or
+        so before it)."""
         cfg = self.config
         t0, t1 = t[nb - 1], t[nb]
         dt = t1 - t0
@@ -528,7 +593,8 @@ class ShotTracker:
             # the line before run on to the first contact, the line after back to the last
             reach_b = sb + ub * (before_to - t0)[:, None]
             reach_a = sa - ua * (t1 - after_from)[:, None]
-            hit_b = into & (reach_b < reach - cfg.overlap_mm) & (sb > reach - cfg.contact_tol_mm)
+            hit_b = (into & (reach_b < reach - cfg.overlap_mm) & (sb > reach - cfg.contact_tol_mm)
+                     & ~spanned[:, None])
             hit_a = out_of & (reach_a < reach - cfg.overlap_mm) & (sa > reach - cfg.contact_tol_mm)
             # where the lines meet: sb + ub (tau - t0) = sa + ua (tau - t1)
             meet = t0 + (sa - ua * dt - sb) / (ub_in - ua)
@@ -538,13 +604,17 @@ class ShotTracker:
             # into the nose: when the line before met it, or (a slow ball already past the
             # nose line by the noise before the interval) where the lines meet
             touch = t0 + (reach - sb) / ub_in
-            tau = np.where(came, np.where(turned & (touch < t0 - 0.5 * dt), meet, touch),
+            # a line before that spans a contact may have the speed in wrong: unless it meets
+            # the nose in the interval, when the line after left it
+            dated_b = came & (~spanned[:, None] | ((touch >= t0 - 0.5 * dt)
+                                                  & (touch <= t1 + 0.25 * dt)))
+            tau = np.where(dated_b, np.where(turned & (touch < t0 - 0.5 * dt), meet, touch),
                            t1 - (sa - reach) / ua)
         found = (turned | hit_b | hit_a) & (tau >= t0 - 0.5 * dt) & (tau <= t1 + 0.25 * dt)
         out = []
         for n, s in zip(*np.nonzero(found)):
             when = float(np.clip(tau[n, s], t0, t1))
-            if came[n, s]:
+            if dated_b[n, s]:
                 # where the line before meets the nose (or is, if already past it)
                 where = pb[n] + vb[n] * (min(touch[n, s], tau[n, s]) - t0)
             else:
@@ -556,8 +626,9 @@ class ShotTracker:
         """Cushions of balls struck from rest (``from_rest``: index, the blow's unit direction,
         its instant) that were seen coming off the nose the blow drove them at from their
         place: a ball struck from rest goes the way of the blow, only a cushion turns it back.
-        The bounce is when its line after left that nose; the nose must be near enough for the
-        ball to have been there and back by the interval's end."""
+        The nose is the one the blow's line meets between its knuckles. The bounce is when its
+        line after left that nose; the nose must be near enough for the ball to have been there
+        and back by the interval's end."""
         cfg = self.config
         reach = self._nose_reach_mm
         out = []
@@ -566,6 +637,11 @@ class ShotTracker:
             gap = np.einsum("sk,sk->s", pb[n] - self._nose_a, self._nose_n) - reach
             with np.errstate(divide="ignore", invalid="ignore"):
                 travel = np.where(toward < 0, np.maximum(gap, 0.0) / -toward, np.inf)
+                # where the blow's line meets each nose line: a nose is met between its
+                # knuckles (the long cushions' two noses lie on one line)
+                along = np.einsum("sk,sk->s", pb[n] + u * np.where(
+                    np.isfinite(travel), travel, 0.0)[:, None] - self._nose_a, self._nose_d)
+            travel = np.where((along >= 0) & (along <= self._nose_len), travel, np.inf)
             s = int(np.argmin(travel))
             speed = float(np.hypot(*va[n]))
             ua = float(self._nose_n[s] @ va[n])
@@ -582,15 +658,40 @@ class ShotTracker:
         """The cushion event of ball ``tid`` meeting nose ``s`` at ``where`` (2,) at ``when``
         (none if that is beyond the knuckles or the bounce an earlier interval dated)."""
         along = float((where - self._nose_a[s]) @ self._nose_d[s])
-        if not _KNUCKLE_MM <= along <= self._nose_len[s] - _KNUCKLE_MM:
+        knuckle = self.config.knuckle_mm
+        if not knuckle <= along <= self._nose_len[s] - knuckle:
             return []  # at or beyond the knuckles: a jaw of the pocket
         key = (tid, self._nose_names[s])
         last = shot.last_cushion.get(key)
-        if last is not None and when - last < self.config.fit_frames * dt:
+        if (last is not None and when - last < self.config.fit_frames * dt
+                and not self._struck_back(shot, tid, last, when, dt)):
             return []  # the bounce an earlier interval dated
         shot.last_cushion[key] = when
         return [self._event("cushion", shot, when, ball=tid, **{"class": shot.classes.get(tid)},
                             cushion=self._nose_names[s])]
+
+    def _struck_back(self, shot: _Shot, tid: str, t0: float, t1: float, dt: float) -> bool:
+        """Whether ball ``tid``, off a cushion at t0, may have been struck back at it by t1: a
+        ball that was not beside it about the bounce (within a diameter and ``contact_tol_mm``
+        at a frame of the ``fit_frames`` before it, or in a contact with it dated from then to
+        t1) came there at a frame in (t0, t1]."""
+        near = self.table_ball_diameter_mm + self.config.contact_tol_mm
+        W = int(self.config.fit_frames)
+
+        def beside(seen):
+            return {k for k, p in seen.items() if k != tid and tid in seen
+                    and float(np.hypot(*(p - seen[tid]))) < near}
+
+        was = set().union(*(beside(h[2]) for h in _since(shot.history, t0 - W * dt)
+                            if h[1] <= t0))
+        was |= {b for pair, t in shot.last_contact.items() if tid in pair
+                and t0 - W * dt <= t <= t1 for b in pair}
+        for _, t, seen in _since(shot.history, t0):
+            if t > t1:
+                break
+            if t > t0 and beside(seen) - was:
+                return True
+        return False
 
     def _event(self, type_: str, shot: _Shot, t: float, **fields) -> dict:
         """An event at time t, dated by the first frame at or after it."""

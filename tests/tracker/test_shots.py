@@ -367,16 +367,18 @@ def test_a_slow_bounce_is_one_cushion_dated_where_the_ball_turned(v_in, v_out, s
     assert abs(cushions[0]["t"] - t_hit) < 1.5 / 30
 
 
+@pytest.mark.parametrize("y,cushion", [(900.0, "right_baulk"), (2700.0, "right_top")])
 @pytest.mark.parametrize("gap_mm", [3.0, 10.0, 25.0])
-def test_a_ball_squeezed_against_a_cushion_hit_it(gap_mm):
-    """A red resting gap_mm off the right baulk cushion, cut by the white at 1.5 m/s into the
-    cushion (the line of centres 30 degrees off the white's path): it meets the nose within a
-    frame and is first seen coming back off it, never going the way of the blow."""
+def test_a_ball_squeezed_against_a_cushion_hit_it(gap_mm, y, cushion):
+    """A red resting gap_mm off a right cushion, cut by the white at 1.5 m/s into the cushion
+    (the line of centres 30 degrees off the white's path): it meets the nose within a frame
+    and is first seen coming back off it, never going the way of the blow. The two right
+    noses lie on one line: the one met is the one between whose knuckles the blow runs."""
     D, R, h = SNOOKER.ball_diameter_mm, SNOOKER.ball_radius_mm, SNOOKER.cushion_nose_height_mm
     reach = np.sqrt(R * R - (h - R) ** 2)
     V, a = 1500.0, np.radians(30.0)
     u = np.array([np.cos(a), np.sin(a)])  # the blow, from the white to the red
-    red0 = np.array([SNOOKER.width_mm - reach - gap_mm, 900.0])
+    red0 = np.array([SNOOKER.width_mm - reach - gap_mm, y])
     t_hit = 1.0 + 0.4 / 30
     vr = V * np.cos(a) * u
     vw = V * np.array([1.0, 0.0]) - vr
@@ -404,7 +406,7 @@ def test_a_ball_squeezed_against_a_cushion_hit_it(gap_mm):
         frames.append({"white": (*w, *wv), "red_01": (*r, *rv)})
     events = _run(frames, sigma=0.5)
     cushions = [e for e in events if e["type"] == "cushion" and e["ball"] == "red_01"]
-    assert [e["cushion"] for e in cushions][:1] == ["right_baulk"]
+    assert [e["cushion"] for e in cushions][:1] == [cushion]
     assert abs(cushions[0]["t"] - t_nose) < 2 / 30
 
 
@@ -516,3 +518,78 @@ def test_a_ball_touching_the_white_before_the_shot_is_reported():
     assert kinds == [("touching", ["white", "red"]), ("shot_start", None), ("shot_end", None)]
     end = next(e for e in every if e["type"] == "shot_end")
     assert end["record"]["touching_after"] is False
+
+
+def _shot_with(frames: list[tuple[float, dict[str, tuple[float, float]]]]):
+    """A ShotTracker in a shot whose history holds ``frames`` ((t, {id: (x, y)}), 30 fps)."""
+    from tracker.shots import _Shot
+
+    shots = ShotTracker()
+    history = [(round(t * 30), t, {k: np.array(p, float) for k, p in seen.items()})
+               for t, seen in frames]
+    shots._shot = _Shot(1, 0, 0.0, {}, history=history)
+    return shots, shots._shot
+
+
+@pytest.mark.parametrize("arrives", [True, False])
+def test_a_ball_struck_back_into_a_cushion_bounces_again(arrives):
+    """break_off, red_07: off the left cushion, then struck back into it by a red that came
+    beside it, it bounces again 61 ms later; the same lines seen again a frame on with no ball
+    come near are the first bounce."""
+    D, R = SNOOKER.ball_diameter_mm, SNOOKER.ball_radius_mm
+    red = [(R + 6.0, 2399.0), (R + 5.6, 2392.1), (R + 2.8, 2390.7), (R + 2.5, 2389.4)]
+    other = [(R + 70.0, 2377.5), (R + 59.0, 2370.1), (R + 56.0, 2357.8), (R + 58.0, 2344.4)]
+    if not arrives:
+        other = [(x + 200.0, y) for x, y in other]
+    ts = [5.5333, 5.5667, 5.6, 5.6333]
+    shots, shot = _shot_with([(t, {"red_07": r, "red_04": o})
+                              for t, r, o in zip(ts, red, other)])
+    assert np.hypot(*np.subtract(other[1], red[1])) < D + 8.0 or not arrives
+    s = shots._nose_names.index("left_top")
+    first = shots._bounce(shot, "red_07", s, 5.5445, np.array([R, 2396.0]), 1 / 30)
+    again = shots._bounce(shot, "red_07", s, 5.6059, np.array([R, 2387.8]), 1 / 30)
+    assert [e["cushion"] for e in first] == ["left_top"]
+    assert [e["cushion"] for e in again] == (["left_top"] if arrives else [])
+
+
+def test_a_ball_squeezed_into_the_top_half_of_a_long_cushion_hit_that_nose():
+    """The two noses of a long cushion lie on one line: a ball struck from rest into the
+    right cushion above the middle pocket, seen coming back off it, hit right_top."""
+    R, h = SNOOKER.ball_radius_mm, SNOOKER.cushion_nose_height_mm
+    reach = np.sqrt(R * R - (h - R) ** 2)
+    rest = np.array([SNOOKER.width_mm - reach - 5.0, 2700.0])
+    shots, shot = _shot_with([(1.0, {"red_01": rest}), (1.0 + 1 / 30, {"red_01": rest})])
+    u = np.array([np.cos(np.radians(30.0)), np.sin(np.radians(30.0))])
+    va = np.array([[-500.0, 400.0]])
+    pa = np.array([[SNOOKER.width_mm - reach - 8.0, 2712.0]])
+    out = shots._squeezes(shot, ["red_01"], 1.0, 1.0 + 1 / 30, rest[None], pa, va,
+                          [(0, u, 1.0 + 0.2 / 30)])
+    assert [e["cushion"] for e in out] == ["right_top"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_bounce_just_inside_a_knuckle_is_on_the_cushion(seed):
+    """A red meets the left top cushion 3.5 mm short of the top left pocket's knuckle: a
+    cushion, not the jaw (the meeting point is known to a few millimetres)."""
+    R = SNOOKER.ball_radius_mm
+    y_hit = SNOOKER.cushions_mm["left_top"][1][1] - 3.5
+    vx, vy = -900.0, 50.0
+    path = _bounce(300.0, y_hit - vy * (300.0 - R) / -vx, vx, vy)
+    frames = [{"white": _white_struck(f), "red_01": p} for f, p in enumerate(path)]
+    events = _run(frames, np.random.default_rng(seed), sigma=0.5)
+    cushions = [e for e in events if e["type"] == "cushion" and e["ball"] == "red_01"]
+    assert [e["cushion"] for e in cushions][:1] == ["left_top"]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_bounce_slower_than_the_short_lines_noise_is_found(seed):
+    """A red meeting the cushion at 30 mm/s and coming off at 20 mm/s, with 0.5 mm of noise
+    on its positions: the short lines' speeds are as noisy as that (~20 mm/s), the lines over
+    twice the span either side see the turn; one cushion, dated where the ball turned."""
+    t_hit = 1.5 + 0.3 * seed / 30
+    path = _slow_bounce(30.0, 20.0, t_hit, frames=120, decel=50.0)
+    frames = [{"white": _white_struck(f), "red_01": p} for f, p in enumerate(path)]
+    events = _run(frames, np.random.default_rng(seed), sigma=0.5)
+    cushions = [e for e in events if e["type"] == "cushion" and e["ball"] == "red_01"]
+    assert [e["cushion"] for e in cushions] == ["left_baulk"]
+    assert abs(cushions[0]["t"] - t_hit) < 1.5 / 30
