@@ -911,6 +911,10 @@ class BallDetector:
         s = np.linspace(-0.6, 0.6, 7) * r
         for i in range(len(p)):
             for j in range(i + 1, len(p)):
+                if end[i] or end[j]:
+                    # a disc already judged not a ball (the rail or the arm beside a ball,
+                    # joined to it by the shadow between) says nothing of its neighbour
+                    continue
                 d = p[j] - p[i]
                 dist = float(np.hypot(*d))
                 if not 1.5 * r <= dist <= 2.8 * r:

@@ -561,11 +561,11 @@ class _Track:
     doubled_frame: int = -1  # last frame it was seen on top of another seen track
     speeds: list[tuple[float, float]] = field(default_factory=list)  # recent (t s, mm/s)
     # the last moving ball that came within reach while this one was at rest: (t, that track);
-    # and this ball's recent kicks: (t, velocity before, velocity after)
+    # and this ball's recent kicks: (t, velocity before, velocity after, where (mm))
     struck: tuple | None = None
     last_z: np.ndarray | None = None  # the detection it took at its last sighting (mm)
     born_t: float = 0.0  # when it was confirmed (or found again after leaving play)
-    kicks: list[tuple[float, np.ndarray, np.ndarray]] = field(default_factory=list)
+    kicks: list[tuple[float, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
 
     @property
     def active(self) -> bool:
@@ -1089,7 +1089,8 @@ class BallTracker:
         if speed > c.max_speed_mm_s:
             v = v * (c.max_speed_mm_s / speed)
         before = tr.kf.x[2:].copy() if tr.moving else np.zeros(2)
-        tr.kicks = [k for k in tr.kicks if t - k[0] <= 1.0] + [(t, before, v.copy())]
+        tr.kicks = [k for k in tr.kicks if t - k[0] <= 1.0] + [
+            (t, before, v.copy(), np.asarray(z, float).copy())]
         xy = np.asarray(z, float) + c.exposure_s / 2 * v
         tr.kf.x = np.array([xy[0], xy[1], v[0], v[1]])
         tr.kf.P = np.diag([c.moving_sigma_mm ** 2 * 4] * 2 + [c.launch_speed_sigma_mm_s ** 2] * 2)
@@ -1189,11 +1190,14 @@ class BallTracker:
         velocity is what the striker lost at its kick then (v before - v after; equal masses),
         None when the striker was not deflected or the ball sent slower than
         struck_min_speed_mm_s; the pocket whose fall circle that line passes nearest in angle,
-        within struck_angle_deg (or within the circle)."""
+        within struck_angle_deg (or within the circle). Only a kick whose loss goes the ball's
+        way from where the striker was counts: a striker whose measured speed jumps about (a
+        broadcast's repeated and dropped frames) has kicks that sent nothing anywhere."""
         c = self.config
         t0, striker = tr.struck
         kicks = [k for k in striker.kicks if abs(k[0] - t0) <= c.launch_window_s + 1e-9
-                 and np.hypot(*k[1]) >= c.rest_speed_mm_s]
+                 and np.hypot(*k[1]) >= c.rest_speed_mm_s
+                 and float((k[1] - k[2]) @ (tr.kf.x[:2] - k[3])) > 0]
         if not kicks:
             return None  # the striker went on undisturbed: it did not hit this ball
         kick = min(kicks, key=lambda k: abs(k[0] - t0))

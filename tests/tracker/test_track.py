@@ -686,6 +686,25 @@ def test_a_red_struck_too_fast_to_be_seen_is_potted_where_it_was_sent():
     assert by_id(states[-1], "red_01")[1:] == ("potted", "top_right")
 
 
+def test_a_struck_red_goes_where_the_blow_sent_it_not_a_jolt_of_the_striker_before():
+    """The white's pictures just before it reaches the red come unevenly (a broadcast's
+    repeated and dropped frames): its measured speed drops then doubles, a kick that points
+    back along its path. The kick that sent the red is the one whose loss goes the red's way."""
+    white, red = _cut(3000.0)
+
+    def jolting(t):
+        if t < 0.4:
+            return white(0.4)
+        if 0.92 < t < 0.95:  # the picture of 0.91 s shown at 0.933 s, then on to 0.967 s
+            return white(0.91)
+        return white(t)
+
+    states, _ = run_scene({"white": jolting, "red_a": red}, 2.5,
+                          hidden=lambda b, t: b == "red_a" and t >= 1.0)
+    assert [(e["ball"], e["pocket"]) for e in events(states, "pot")] == [("red_01",
+                                                                         "top_right")]
+
+
 def test_a_red_hidden_as_a_slow_ball_reaches_it_is_not_potted():
     """The same cut at walking pace: a ball that slow would have been seen rolling away, so
     its vanishing is an occlusion, not a pot; and a red hidden while a fast white passes by
