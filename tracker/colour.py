@@ -85,6 +85,17 @@ def _hue_diff(h: np.ndarray, h0: np.ndarray) -> np.ndarray:
     return (h - h0 + 180.0) % 360.0 - 180.0
 
 
+def _z2(feats: np.ndarray, m: np.ndarray, sd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(N, K) squared Mahalanobis distances of features (N, 3) from class means ``m`` (K, 3)
+    with spreads ``sd`` (K, 3), and the (N, K) hue spreads used: the hue of a weakly coloured
+    ball is uncertain, its spread grows as 1 / chroma."""
+    z_l = (feats[:, None, 0] - m[None, :, 0]) / sd[None, :, 0]
+    z_c = (feats[:, None, 1] - m[None, :, 1]) / sd[None, :, 1]
+    sd_h = np.sqrt(sd[None, :, 2] ** 2 + (_HUE_NOISE / np.maximum(feats[:, None, 1], 1)) ** 2)
+    z_h = _hue_diff(feats[:, None, 2], m[None, :, 2]) / sd_h
+    return z_l**2 + z_c**2 + z_h**2, sd_h
+
+
 def cloth_lab(cloth: ClothModel) -> np.ndarray:
     """(3,) the cloth's OpenCV 8-bit Lab."""
     return cloth.lab()
@@ -148,6 +159,10 @@ class ColourClassifier:
     max_drift: how many standard deviations the carried-over means may move from the ones the
         first frame taught.
     learn_reach: how many standard deviations the first frame may move a class mean.
+    teach_margin: how much more than its best class (negative log-likelihood) the class a
+        ball is called may cost for the ball to teach that class's colour; one costing more
+        was called it for want of a better (white fingers beside a hidden yellow, the white
+        taken) and teaches nothing.
     spot_bonus: what a ball on a colour's spot being that colour is worth (negative
         log-likelihood, falling off over a ball radius): the colours start on their spots and
         come back to them when potted.
@@ -163,6 +178,7 @@ class ColourClassifier:
     reject_sigma: float = 5.0
     max_drift: float = 2.0
     learn_reach: float = 3.0
+    teach_margin: float = 4.0
     spot_bonus: float = 4.0
     stay_bonus: float = 3.0
     memory_frames: int = 15
@@ -199,12 +215,17 @@ class ColourClassifier:
             c = (c + self.blur_cost * shares).reshape(len(feats), len(_BLUR_SHARES), -1)
             out[:, _BLURS] = np.minimum(out[:, _BLURS], c.min(1))
             return out
-        z_l = (feats[:, None, 0] - m[None, :, 0]) / sd[None, :, 0]
-        z_c = (feats[:, None, 1] - m[None, :, 1]) / sd[None, :, 1]
-        sd_h = np.sqrt(sd[None, :, 2] ** 2 + (_HUE_NOISE / np.maximum(feats[:, None, 1], 1)) ** 2)
-        z_h = _hue_diff(feats[:, None, 2], m[None, :, 2]) / sd_h
-        return (0.5 * (z_l**2 + z_c**2 + z_h**2) + np.log(sd[None, :, 0] * sd[None, :, 1])
-                + np.log(sd_h))
+        z2, sd_h = _z2(feats, m, sd)
+        return 0.5 * z2 + np.log(sd[None, :, 0] * sd[None, :, 1]) + np.log(sd_h)
+
+    def _teaching(self, f: np.ndarray, cls: np.ndarray, means: np.ndarray, bonus: np.ndarray
+                  ) -> np.ndarray:
+        """``cls`` (N,) with -1 for the balls whose class under ``means`` (8, 3), less its
+        ``bonus`` (N, 8), costs more than ``teach_margin`` over their best class: called that
+        class for want of a better, they say nothing of its colour."""
+        c = self.cost(f, means) - bonus
+        own = c[np.arange(len(f)), cls.clip(0)]
+        return np.where((cls >= 0) & (own - c.min(1) <= self.teach_margin), cls, -1)
 
     def classify(self, detections: Detections, cloth: ClothModel) -> Detections:
         """Detections with ``lab`` -> the same with ``cls`` and ``confidence`` set; candidates
@@ -224,11 +245,14 @@ class ColourClassifier:
         if self._frames == 0:
             # the first frame: the prior, helped by the spots, tells which ball is which; each
             # class seen then takes its balls' colour
-            cls, means, c = self._settle(f, counts, reject, self.means, self._on_spot(detections))
-            self._learnt = means = self._learn(f, cls, means)
+            spots = self._on_spot(detections)
+            cls, means, c = self._settle(f, counts, reject, self.means, spots, spots)
+            self._learnt = means = self._learn(f, self._teaching(f, cls, self.means, spots),
+                                               means)
         else:
+            spots = self._on_spot(detections)
             cls, means, c = self._settle(f, counts, reject, self.means,
-                                         self._stayed(detections) + self._on_spot(detections),
+                                         self._stayed(detections) + spots, spots,
                                          features(lab, lab[0])[0])
         # confidence: posterior of the assigned class among all classes, times detection's
         post = np.exp(-(c - c.min(1, keepdims=True)))
@@ -250,11 +274,13 @@ class ColourClassifier:
         return detections.replace(cls=cls, confidence=conf)[keep]
 
     def _settle(self, f: np.ndarray, counts: np.ndarray, reject: np.ndarray, start: np.ndarray,
-                bonus: np.ndarray, cloth: np.ndarray | None = None):
+                bonus: np.ndarray, spots: np.ndarray, cloth: np.ndarray | None = None):
         """One frame's balls ``f`` (N, 3) assigned and the class means ``start`` (8, 3)
         re-estimated from them, three times over -> (cls (N,), means (8, 3), cost (N, 8)).
-        ``bonus`` (N, 8) is taken off the costs; ``cloth`` as in :meth:`cost`. Blurred balls
-        are classified but teach nothing."""
+        ``bonus`` (N, 8) is taken off the costs, of which ``spots`` (N, 8) also counts for
+        what a ball may teach (a class it is only for having been it a frame before does
+        not make it that class's colour); ``cloth`` as in :meth:`cost`. Blurred balls are
+        classified but teach nothing."""
         means = start.copy()
         for _ in range(3):
             cls = assign(self.cost(f, means, cloth=cloth) - bonus, counts, reject)
@@ -262,8 +288,9 @@ class ColourClassifier:
             blurred_cost = self.cost(f, means, cloth=cloth)
             cls = assign(blurred_cost - bonus, counts, reject)
             sharp = self.cost(f, means) <= blurred_cost + 1e-9
-            means = self._reestimate(f, np.where(sharp[np.arange(len(f)), cls], cls, -1),
-                                     means)
+            taught = self._teaching(f, np.where(sharp[np.arange(len(f)), cls], cls, -1), means,
+                                    spots)
+            means = self._reestimate(f, taught, means)
         c = self.cost(f, means, cloth=cloth) - bonus
         return assign(c, counts, reject), means, c
 

@@ -239,3 +239,30 @@ def test_a_ball_where_the_brown_was_stays_brown():
     feats = [MISS_COLOURS[c] if c != "brown" else between for c in classes]
     out = clf.classify(_frame(feats, start + 2 * step, cloth_l), cloth)
     assert _names(out)[brown] == "brown"
+
+
+# Body colours (features) of clip 23 of the real broadcast Task3 set: its white, and the fingers
+# of the bridge hand above the yellow on its spot, the yellow itself unseen against them.
+BROADCAST_WHITE = (1.6, 19.4, 107.7)
+FINGERS = (1.23, 41.1, 123.5)
+BROADCAST_COLOURS = {"red": (0.58, 66.9, 41.7), "green": (0.82, 57.3, 148.4),
+                     "brown": (0.76, 51.1, 83.8), "blue": (0.63, 38.2, 269.6),
+                     "pink": (0.93, 48.0, 25.8), "black": (0.03, 3.7, 153.9)}
+
+
+def test_fingers_called_the_hidden_yellow_do_not_teach_it_the_whites_colour():
+    """The first frames hold the white and the fingers beside the unseen yellow: the fingers,
+    whiter than yellow, are called yellow only because the white is taken, and teach the yellow
+    nothing; the white struck away (far from where it was) and off the warm side of its colour
+    is still the white, though the yellow is unseen."""
+    cloth, cloth_l = _cloth()
+    feats = [BROADCAST_WHITE, FINGERS, *BROADCAST_COLOURS.values()]
+    start = [(900.0, 400.0), np.add(SNOOKER.spots_mm["yellow"], (40.0, -60.0)),
+             *(SNOOKER.spots_mm.get(c, (1300.0, 2800.0)) for c in BROADCAST_COLOURS)]
+    clf = ColourClassifier()
+    for _ in range(20):
+        clf.classify(_frame(feats, start, cloth_l), cloth)
+    struck = (1.44, 38.6, 113.2)
+    away = [(300.0, 3000.0), *start[2:]]
+    out = clf.classify(_frame([struck, *BROADCAST_COLOURS.values()], away, cloth_l), cloth)
+    assert _names(out) == ["white", *BROADCAST_COLOURS]
