@@ -148,6 +148,27 @@ class Camera:
         f = float(np.sqrt(self.K[0, 0] * self.K[1, 1]))
         return f * radius_mm / np.sqrt(np.maximum(depth**2 - radius_mm**2, 1e-9))
 
+    def sphere_outline(self, centres_mm: np.ndarray, radius_mm: float, n: int = 48
+                       ) -> np.ndarray:
+        """(N, n, 2) raw pixels round the silhouettes of spheres of ``radius_mm`` at
+        ``centres_mm`` (N, 3): the circles where the rays from the camera graze them, projected
+        through the lens."""
+        c = self.to_camera(centres_mm)
+        dist = np.linalg.norm(c, axis=1, keepdims=True)
+        axis = c / dist
+        ring_c = c * (1 - radius_mm**2 / dist**2)
+        ring_r = radius_mm * np.sqrt(1 - radius_mm**2 / dist**2)
+        ref = np.where(np.abs(axis[:, 2:3]) < 0.9, [[0.0, 0.0, 1.0]], [[1.0, 0.0, 0.0]])
+        e1 = np.cross(axis, ref)
+        e1 /= np.linalg.norm(e1, axis=1, keepdims=True)
+        e2 = np.cross(axis, e1)
+        phi = np.linspace(0, 2 * np.pi, n, endpoint=False)
+        ring = (ring_c[:, None] + ring_r[:, :, None]
+                * (np.cos(phi)[None, :, None] * e1[:, None]
+                   + np.sin(phi)[None, :, None] * e2[:, None]))
+        world = (ring.reshape(-1, 3) - self.t) @ np.asarray(self.R)
+        return self.project(world).reshape(len(c), n, 2)
+
     # -- serialisation ------------------------------------------------------------------------
     def to_dict(self) -> dict:
         return {
@@ -170,3 +191,20 @@ def apply_homography(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
     p = _as_points(pts, 2)
     q = np.c_[p, np.ones(len(p))] @ np.asarray(H, float).T
     return q[:, :2] / q[:, 2:3]
+
+
+def polygon_moments(p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Area (N,), centroid (N, 2) and central second moments (N, 2, 2) (covariance of a point
+    spread evenly over the inside) of closed polygons ``p`` (N, n, 2), either winding."""
+    p = np.asarray(p, float)
+    x, y = p[..., 0], p[..., 1]
+    x1, y1 = np.roll(x, -1, axis=1), np.roll(y, -1, axis=1)
+    cross = x * y1 - x1 * y
+    area = cross.sum(1) / 2
+    cx = ((x + x1) * cross).sum(1) / (6 * area)
+    cy = ((y + y1) * cross).sum(1) / (6 * area)
+    sxx = ((x * x + x * x1 + x1 * x1) * cross).sum(1) / (12 * area) - cx * cx
+    syy = ((y * y + y * y1 + y1 * y1) * cross).sum(1) / (12 * area) - cy * cy
+    sxy = ((x * y1 + 2 * x * y + 2 * x1 * y1 + x1 * y) * cross).sum(1) / (24 * area) - cx * cy
+    cov = np.stack([np.stack([sxx, sxy], -1), np.stack([sxy, syy], -1)], -2)
+    return np.abs(area), np.c_[cx, cy], cov

@@ -25,6 +25,7 @@ from calibration.calibrate import Calibration
 from calibration.cloth import find_cloth, outline_quad
 from calibration.edges import find_first_edges, find_ridges
 from calibration.errors import InputError
+from calibration.height import height_from_balls
 from calibration.model import (
     CameraModel,
     Observations,
@@ -156,7 +157,23 @@ def _initial_model(quad_px, outline_px, table, image_size, K_fixed, dist_fixed) 
         m = 0.5 * (q[i] + q[(i + 1) % 4])
         j = int(np.argmin(np.hypot(*(dense - m).T)))
         obs.add_point(dense[j], (*(0.5 * (rect[i] + rect[(i + 1) % 4])), z), "outline")
-    return fit(model, obs, scale_px=5.0, bend_px=20.0)
+    return _fit_held(model, obs, scale_px=5.0, bend_px=20.0)
+
+
+def _fit_held(model: CameraModel, obs: Observations, **kwargs) -> CameraModel:
+    """``fit`` with the focal length held where the table's picture leaves it free (a camera
+    looking about straight down, ``model.f_prior`` set): there the lines of a barrel lens fitted
+    before the lens's bending is let go draw the focal length and the height off without end
+    along the family that sees the table alike (tens of metres), where the bending then grows
+    past what the lens model holds. The fine fits let it go, from near its prior (a camera
+    tilted by some degrees shows its focal length in the table's perspective)."""
+    if model.f_prior is None or model.K_fixed is not None:
+        return fit(model, obs, **kwargs)
+    held = copy.copy(model)
+    held.K_fixed = model.K
+    out = fit(held, obs, **kwargs)
+    out.K_fixed = None
+    return out
 
 
 def _nose_samples(table: SnookerTableSpec, spacing_mm: float = 25.0, trim_mm: float = 30.0):
@@ -386,19 +403,29 @@ def calibrate_image(
         except InputError as exc:
             error = exc
             continue
-        if best is None or _agreement(cal) > _agreement(best):
+        if best is None or _better(cal, best):
             best = cal
     if best is None:
         raise error
     return best
 
 
-def _agreement(cal: Calibration) -> tuple:
-    """How well a fit's painted lines and cushions agree: baulk found, share of the painted
-    lines found where the fit puts them, then the smaller landmark error."""
-    f = cal.landmarks["_features"]
-    share = f["painted_support"]["baulk_line"] + f["painted_support"]["d"]
-    return (f["baulk_found"], round(share, 1), -cal.reprojection_error_mm)
+# Shares of the painted lines found (baulk line plus D, 0..2) this close are the same support:
+# the landmark error then tells the fits apart.
+PAINTED_SAME = 0.25
+
+
+def _better(a: Calibration, b: Calibration) -> bool:
+    """Whether fit ``a``'s painted lines and cushions agree better than ``b``'s: the baulk
+    found, then the share of the painted lines found where the fit puts them (when clearly
+    more), then the smaller landmark error."""
+    fa, fb = a.landmarks["_features"], b.landmarks["_features"]
+    if fa["baulk_found"] != fb["baulk_found"]:
+        return bool(fa["baulk_found"])
+    sa, sb = (sum(f["painted_support"][k] for k in ("baulk_line", "d")) for f in (fa, fb))
+    if abs(sa - sb) > PAINTED_SAME:
+        return sa > sb
+    return a.reprojection_error_mm < b.reprojection_error_mm
 
 
 def _fit_table(image, gray, cloth, model, table, source, undercut, fine=None) -> Calibration:
@@ -410,13 +437,18 @@ def _fit_table(image, gray, cloth, model, table, source, undercut, fine=None) ->
     # search reaches further.
     near_edge = _outline_on_frame(cloth, image.shape)
     first = ((200.0, 8.0),) if near_edge else ()
+    # the outline's sides bowed by a clearly bent lens looking down (a wide-angle ceiling
+    # camera): the first, wide searches keep its bending (held straight, the cushions' ends are
+    # looked for tens of px off and lost)
+    bent = model.f_prior is not None and _corner_bend_px(model) > CLEAR_BEND_PX
     for radius_mm, scale_px in first + ((90.0, 4.0), (35.0, 2.0), (14.0, 1.0)):
         nose, support, shown = _nose_observations(model, gray, valid, table, radius_mm,
                                                   samples, undercut, fine=fine)
         if nose.count < 12:
             raise InputError(f"no table found: cushion edges not found in {what}")
-        model = fit(model, nose, scale_px=scale_px, bend_px=0.2 if radius_mm > 50 else 2.0,
-                    max_nfev=30)
+        coarse = _fit_held if radius_mm > 20 else fit
+        model = coarse(model, nose, scale_px=scale_px,
+                       bend_px=0.2 if radius_mm > 50 and not bent else 2.0, max_nfev=30)
     _check_pose(model, table, what)
 
     # The lens's bending comes from the cushion lines: unless they show a clearly bent lens, the
@@ -465,9 +497,15 @@ def _fit_table(image, gray, cloth, model, table, source, undercut, fine=None) ->
                                                   undercut, fine=fine)
         obs = _merge(nose, painted) if baulk_found or by_colour else nose
         model = fit(model, obs, scale_px=0.75, bend_px=BEND_PX)
+    heights = None
+    if model.f_prior is not None and model.K_fixed is None:
+        # the table's picture leaves the height free: the balls' shapes tell it
+        model, heights = height_from_balls(image, cloth.lab, model, obs, table)
     _check_pose(model, table, what)
     cal = _finish(image, model, obs, support, table, source,
                   {"baulk_line": line_frac, "d": d_frac}, baulk_found)
+    if heights is not None:
+        cal.landmarks["_features"]["height_from_balls"] = heights
     cal.landmarks["_features"]["cushion_edge"] = "undercut_foot" if undercut else "nose"
     cal.landmarks["_features"]["baulk_end_from"] = end_from
     return cal

@@ -34,7 +34,7 @@ import cv2
 import numpy as np
 
 from calibration.calibrate import Calibration
-from calibration.camera import Camera, apply_homography
+from calibration.camera import Camera, apply_homography, polygon_moments
 from calibration.specs import BALL_CLASSES, SNOOKER, SnookerTableSpec
 
 # Quantisation of the lookup table: 6 bits a channel (262144 entries).
@@ -313,26 +313,8 @@ class TableGeometry:
 def _silhouette_offsets(cam: Camera, centres_mm: np.ndarray, r_mm: float, n: int = 48
                         ) -> np.ndarray:
     """(N, 2) silhouette area centroid minus projected centre, for spheres at (N, 3) mm."""
-    c = cam.to_camera(centres_mm)
-    dist = np.linalg.norm(c, axis=1, keepdims=True)
-    axis = c / dist
-    ring_c = c * (1 - r_mm**2 / dist**2)
-    ring_r = r_mm * np.sqrt(1 - r_mm**2 / dist**2)
-    ref = np.where(np.abs(axis[:, 2:3]) < 0.9, [[0.0, 0.0, 1.0]], [[1.0, 0.0, 0.0]])
-    e1 = np.cross(axis, ref)
-    e1 /= np.linalg.norm(e1, axis=1, keepdims=True)
-    e2 = np.cross(axis, e1)
-    phi = np.linspace(0, 2 * np.pi, n, endpoint=False)
-    ring = (ring_c[:, None] + ring_r[:, :, None]
-            * (np.cos(phi)[None, :, None] * e1[:, None] + np.sin(phi)[None, :, None] * e2[:, None]))
-    world = (ring.reshape(-1, 3) - cam.t) @ cam.R
-    p = cam.project(world).reshape(len(c), n, 2)
-    q = np.roll(p, -1, axis=1)
-    cross = p[..., 0] * q[..., 1] - q[..., 0] * p[..., 1]
-    area = cross.sum(1) / 2
-    cx = ((p[..., 0] + q[..., 0]) * cross).sum(1) / (6 * area)
-    cy = ((p[..., 1] + q[..., 1]) * cross).sum(1) / (6 * area)
-    return np.c_[cx, cy] - cam.project(centres_mm)
+    area, centroid, _ = polygon_moments(cam.sphere_outline(centres_mm, r_mm, n))
+    return centroid - cam.project(centres_mm)
 
 
 # -- the detector ---------------------------------------------------------------------------------
