@@ -590,7 +590,7 @@ class BallDetector:
         score = np.take(self._lut, lut_index(flat))
         fg = cv2.compare(score, _FG_LEVEL, cv2.CMP_GE)
         fg = cv2.bitwise_and(fg, prep.mask[sub])
-        found = self._candidates(fg, score, prep, window,
+        found = self._candidates(fg, score, flat, prep, window,
                                  None if region is None else region[sub])
         if found is None:
             return None
@@ -644,12 +644,13 @@ class BallDetector:
         mm = self.geometry.to_table(xy_px)
         return self.geometry.radius_px(mm) * self.radius_scale
 
-    def _candidates(self, fg: np.ndarray, score: np.ndarray, prep: _Frame,
+    def _candidates(self, fg: np.ndarray, score: np.ndarray, image: np.ndarray, prep: _Frame,
                     window: tuple[int, int, int, int], region: np.ndarray | None):
-        """Ball candidates (K, 2) in work-image px from the not-cloth mask and score of the
-        work-image ``window`` (x0, y0, x1, y1), with the window's (h, w) bool of what was looked
-        at. With a ``region`` (the window's changed pixels) only the blobs meeting it are
-        looked at, and None is returned when one of them is cut by the window's edge."""
+        """Ball candidates (K, 2) in work-image px from the not-cloth mask, score and
+        (cloth-flattened) BGR ``image`` of the work-image ``window`` (x0, y0, x1, y1), with the
+        window's (h, w) bool of what was looked at. With a ``region`` (the window's changed
+        pixels) only the blobs meeting it are looked at, and None is returned when one of them
+        is cut by the window's edge."""
         f = prep.grid["factor"]
         g = prep.grid
         if "open_kernel" not in g:
@@ -724,7 +725,7 @@ class BallDetector:
                                   / (_FG_LEVEL * 1.5), 0, 1)
             if intruding:
                 soft = soft * prep.grid["room"][sub][sl]
-            found = self._explain_blob(soft, bx, by, r, intruding)
+            found = self._explain_blob(soft, bx, by, r, intruding, image[sl])
             if intruding:
                 wx, wy, ww, wh = wstats[w_id, :4]
                 part = (whole[wy:wy + wh, wx:wx + ww] == w_id).astype(np.float32)
@@ -800,11 +801,11 @@ class BallDetector:
         else:
             self.radius_scale += self.config.adapt_rate * (ratio - self.radius_scale)
 
-    def _explain_blob(self, blob: np.ndarray, bx: int, by: int, r: float, intruding: bool
-                      ) -> list[tuple[float, float]]:
+    def _explain_blob(self, blob: np.ndarray, bx: int, by: int, r: float, intruding: bool,
+                      image: np.ndarray | None = None) -> list[tuple[float, float]]:
         """Discs of radius ``r`` placed one at a time where they cover most of the blob's
         unexplained pixels (``blob``: soft membership 0..1 in its bounding box at ``bx``,
-        ``by``); (x, y) work px."""
+        ``by``; ``image`` the BGR pixels of that box, if known); (x, y) work px."""
         pad = int(np.ceil(r)) + 2
         resid = np.pad(blob.astype(np.float32), pad)
         rr = int(np.ceil(1.2 * r))
@@ -879,9 +880,13 @@ class BallDetector:
         # discs the neck test pairs off have gone
         end = [intruding and _bar_end(original, np.array([x - bx + pad, y - by + pad]), r)
                for x, y in pts]
-        if big:  # and a ball shows its own outline, not a bigger one's (a hand's)
+        if big:  # and a ball shows its own outline, not a bigger one's (a hand's), nor the
+            # colour of skin (a knuckle or a fist at the end of a sleeve, as round as a ball)
             end = [e or _free_arc(original, np.array([x - bx + pad, y - by + pad]), r) < 180
                    for (x, y), e in zip(pts, end)]
+            if image is not None and not all(end):
+                end = [e or self._skin_at(image, x - bx, y - by, r)
+                       for (x, y), e in zip(pts, end)]
         if len(pts) < 2 or not (intruding or _elongated(original)):
             return [pt for pt, e in zip(pts, end) if not e]
         # A blob reaching in from outside the table (an arm, the cue, graphics), or a long one
@@ -912,6 +917,19 @@ class BallDetector:
                 if across[s < 0].mean() > 0.6 and across[s > 0].mean() > 0.6:
                     bar[i] = bar[j] = True
         return [pt for pt, b, e in zip(pts, bar, end) if not (b or e)]
+
+    def _skin_at(self, image: np.ndarray, x: float, y: float, r: float) -> bool:
+        """Whether the disc of radius ``r`` at (``x``, ``y``) of the BGR ``image`` (work px)
+        is skin-coloured in its middle (``_skin_coloured``)."""
+        h, w = image.shape[:2]
+        k = max(1, int(0.6 * r))
+        x0, x1 = max(int(round(x)) - k, 0), min(int(round(x)) + k + 1, w)
+        y0, y1 = max(int(round(y)) - k, 0), min(int(round(y)) + k + 1, h)
+        if x1 <= x0 or y1 <= y0:
+            return False
+        lab = cv2.cvtColor(np.ascontiguousarray(image[y0:y1, x0:x1]), cv2.COLOR_BGR2LAB)
+        body = np.median(lab.reshape(-1, 3).astype(np.float64), axis=0)
+        return bool(_skin_coloured(body[None], self._cloth.lab())[0])
 
     def _refine(self, frame: np.ndarray, cands: np.ndarray, r_exp: np.ndarray, prep: _Frame):
         """Centroids of the soft not-cloth score in full-resolution windows.
@@ -1095,6 +1113,18 @@ def _shadow_coloured(lab: np.ndarray, cloth_lab: np.ndarray) -> np.ndarray:
     ab, ab0 = lab[:, 1:] - 128.0, cloth_lab[1:] - 128.0
     along = ab @ ab0 / max(float(np.hypot(*ab0)), 1e-6)
     return (light < 0.5) & (light >= 0.15) & (along > 0.5 * np.hypot(ab[:, 0], ab[:, 1]))
+
+
+def _skin_coloured(lab: np.ndarray, cloth_lab: np.ndarray) -> np.ndarray:
+    """(N,) bool: colours (N, 3) OpenCV Lab that are skin's, lit: no darker than the cloth,
+    a warm hue (45-80 degrees in a*b*) and little chroma (10-40). No ball is: the red and the
+    brown are darker than the cloth, the pink nearer red, the yellow far more coloured, the
+    white not warm."""
+    light = lab[:, 0] / max(float(cloth_lab[0]), 1.0)
+    a, b = lab[:, 1] - 128.0, lab[:, 2] - 128.0
+    hue = np.degrees(np.arctan2(b, a))
+    chroma = np.hypot(a, b)
+    return (light >= 1.0) & (hue >= 45.0) & (hue <= 80.0) & (chroma >= 10.0) & (chroma <= 40.0)
 
 
 def _body_lab(win: np.ndarray, inner: np.ndarray) -> np.ndarray:

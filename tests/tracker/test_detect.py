@@ -241,6 +241,34 @@ def test_ball_joined_to_the_rail_by_its_shadow_is_found():
     assert len(found) == 1 and np.hypot(found[0][0] - 45.5, found[0][1] - 11.2) < 1.0, found
 
 
+def test_the_bridge_hand_by_the_sleeve_is_not_a_ball():
+    """The in_off sample clip while the player is down on the shot: the bridge hand lies on the
+    cloth at the end of the sleeve, about a ball's size and as round where it pokes out. It is
+    skin, not a ball; every ball in view is found."""
+    from calibration.find import calibrate_video
+    from tracker.sim.truth import read_truth
+    from tracker.video import read_frames
+
+    clip = Path(__file__).resolve().parents[2] / "sample_videos" / "in_off.mp4"
+    _, truth = read_truth(clip)
+    cal = calibrate_video(clip)
+    det, colour = BallDetector(cal), ColourClassifier()
+    false = missed = 0
+    for k, image in enumerate(read_frames(clip)):
+        d = colour.classify(det.detect(image), det.cloth)
+        if k < 110:
+            continue
+        seen = np.flatnonzero((truth.visible[k] >= 0.5) & (truth.state[k] == "rest"))
+        dist = np.hypot(*(d.xy_px[:, None] - truth.px[k][None]).transpose(2, 0, 1))
+        near = dist < truth.r_px[k][None]
+        false += int((~near.any(axis=1)).sum())
+        missed += int((~near[:, seen].any(axis=0)).sum())
+        if k >= 125:
+            break
+    assert false == 0, f"{false} detections that are no ball (the hand?)"
+    assert missed == 0
+
+
 def test_shadow_beside_a_ball_is_not_a_ball_and_a_black_one_is(overhead):
     """A low lamp's shadow beside a ball (the cloth darkened, with no highlight) is not a ball;
     a black ball in the same place (as dark, with the lamp's highlight) is."""
