@@ -223,6 +223,11 @@ _HIGHLIGHT = 2.5
 _WHITE = 600
 # share of a disc a ball fills (a cue with its shadow, a finger fill less)
 _FULL = 0.8
+# a disc inside a bigger round blob is a ball only when few of the blob's pixels around it
+# (at most this share) are of its colour (within this OpenCV Lab distance): a ball by the
+# fingers, not a knuckle of the hand or a fold of the sleeve
+_ALIKE_LAB = 25.0
+_ALIKE_SHARE = 0.1
 _OFFSET_STEP = 32.0  # px between the grid points of the silhouette offsets
 
 
@@ -880,10 +885,22 @@ class BallDetector:
         # discs the neck test pairs off have gone
         end = [intruding and _bar_end(original, np.array([x - bx + pad, y - by + pad]), r)
                for x, y in pts]
-        if big:  # and a ball shows its own outline, not a bigger one's (a hand's), nor the
-            # colour of skin (a knuckle or a fist at the end of a sleeve, as round as a ball)
-            end = [e or _free_arc(original, np.array([x - bx + pad, y - by + pad]), r) < 180
-                   for (x, y), e in zip(pts, end)]
+        if big:  # and a ball shows its own outline, not a bigger one's (a hand's), or a colour
+            # of its own (a ball held in the fingers' shadow); nor the colour of skin (a
+            # knuckle or a fist at the end of a sleeve, as round as a ball)
+            lab = None
+            for n, (x, y) in enumerate(pts):
+                c = np.array([x - bx + pad, y - by + pad])
+                if end[n] or _free_arc(original, c, r) >= 180:
+                    continue
+                if image is None:
+                    end[n] = True
+                    continue
+                if lab is None:
+                    lab = cv2.cvtColor(cv2.copyMakeBorder(image, pad, pad, pad, pad,
+                                                          cv2.BORDER_REPLICATE),
+                                       cv2.COLOR_BGR2LAB).astype(np.float32)
+                end[n] = _colour_alike(lab, original, c, r) > _ALIKE_SHARE
             if image is not None and not all(end):
                 end = [e or self._skin_at(image, x - bx, y - by, r)
                        for (x, y), e in zip(pts, end)]
@@ -1192,6 +1209,26 @@ def _bar_end(blob: np.ndarray, p: np.ndarray, r: float) -> bool:
         return run
 
     return all(2.6 * r <= across(p + a * r * d) <= 7.0 * r for a in (1.5, 3.5))
+
+
+def _colour_alike(lab: np.ndarray, blob: np.ndarray, p: np.ndarray, r: float) -> float:
+    """The share of the blob's pixels around a disc of radius ``r`` at ``p`` (x, y), 1.3 to
+    2.5 radii from its centre, whose colour is within ``_ALIKE_LAB`` of the median colour of the
+    disc's middle (within 0.6 radii): ``blob`` soft membership, ``lab`` its image, both work
+    px; 1 when there are too few pixels to tell."""
+    h, w = blob.shape
+    k = int(np.ceil(2.5 * r))
+    x0, y0 = max(int(p[0]) - k, 0), max(int(p[1]) - k, 0)
+    x1, y1 = min(int(p[0]) + k + 2, w), min(int(p[1]) + k + 2, h)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    dist = np.hypot(xx - p[0], yy - p[1])
+    win, on = lab[y0:y1, x0:x1], blob[y0:y1, x0:x1] > 0.5
+    inner = win[dist <= 0.6 * r]
+    around = win[on & (dist > 1.3 * r) & (dist <= 2.5 * r)]
+    if len(inner) < 5 or len(around) < 5:
+        return 1.0
+    off = np.linalg.norm(around - np.median(inner, axis=0), axis=1)
+    return float(np.mean(off < _ALIKE_LAB))
 
 
 def _blob_at(blob: np.ndarray, q: np.ndarray) -> np.ndarray:

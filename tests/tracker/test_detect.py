@@ -169,23 +169,43 @@ def test_cue_over_a_ball_makes_no_false_ball(overhead):
     assert set(want) <= set(bi)
 
 
+# an arm reaching in over the side cushion: its axis (table y mm) and radius (mm)
+_ARM_Y, _ARM_R = 2000.0, 45.0
+_ARM = Capsule((-500.0, _ARM_Y, 450.0), (420.0, _ARM_Y, 60.0), 60.0, _ARM_R, SLEEVE_BGR)
+
+
+def _only_the_red_found(overhead, red_y: float, occluders: list, what: str) -> None:
+    """A frame with a red at (250, ``red_y``) mm and the ``occluders``: every ball at least
+    half seen is found (the red among them), and nothing else (``what`` names the suspect)."""
+    cam, renderer, cal = overhead
+    b = layout((1200.0, 900.0), [(250.0, red_y)], {})
+    d, vis, di, bi = _run(cam, renderer, cal, list(b.classes), b.pos, occluders,
+                          frame_index=5, visible=b.on_table())
+    want = np.flatnonzero(vis >= 0.5)
+    assert b.classes.index("red") in want
+    assert set(want) <= set(bi), f"balls missed: {sorted(set(want) - set(bi))}"
+    assert len(d) == len(di), f"a detection that is not a ball ({what}?)"
+
+
 @pytest.mark.parametrize("side", [1.0, -1.0])
 def test_ball_against_an_arm_is_found_and_the_hand_is_not(overhead, side):
     """An arm reaching in over the side cushion with a hand at its end on the cloth: the ball
     against the side of the arm is a ball, the hand at its end (as wide as a ball or wider) is
     not."""
-    cam, renderer, cal = overhead
-    arm_y, arm_r = 2000.0, 45.0
-    red = (250.0, arm_y + side * (arm_r + R + 2.0))
-    b = layout((1200.0, 900.0), [red], {})
-    arm = Capsule((-500.0, arm_y, 450.0), (420.0, arm_y, 60.0), 60.0, arm_r, SLEEVE_BGR)
-    hand = Capsule((470.0, arm_y, 42.0), (470.0, arm_y, 42.0), 42.0, 42.0, SKIN_BGR)
-    d, vis, di, bi = _run(cam, renderer, cal, list(b.classes), b.pos, [arm, hand],
-                          frame_index=5, visible=b.on_table())
-    want = np.flatnonzero(vis >= 0.5)
-    assert b.classes.index("red") in want
-    assert set(want) <= set(bi), f"balls missed: {sorted(set(want) - set(bi))}"
-    assert len(d) == len(di), "a detection that is not a ball (the hand?)"
+    hand = Capsule((470.0, _ARM_Y, 42.0), (470.0, _ARM_Y, 42.0), 42.0, 42.0, SKIN_BGR)
+    _only_the_red_found(overhead, _ARM_Y + side * (_ARM_R + R + 2.0), [_ARM, hand], "the hand")
+
+
+@pytest.mark.parametrize("finger_r", [18.0, 25.0])
+def test_ball_between_a_sleeve_and_fingers_is_found(overhead, finger_r):
+    """A red with the sleeve on one side and the fingers of the hand on the other: hardly
+    any of the ring around it is free, but it is of a colour of its own, not the skin's nor the
+    sleeve's, so it is a ball; the fingers are not."""
+    red_y = _ARM_Y + _ARM_R + R + 2.0
+    finger_y = red_y + R + 8.0 + finger_r
+    fingers = Capsule((150.0, finger_y, finger_r), (360.0, finger_y, finger_r), finger_r,
+                      finger_r, SKIN_BGR)
+    _only_the_red_found(overhead, red_y, [_ARM, fingers], "the fingers")
 
 
 # The not-cloth membership (0..9) of a red a little off the near cushion of a broadcast view
