@@ -247,6 +247,14 @@ class ColourClassifier:
             # class seen then takes its balls' colour
             spots = self._on_spot(detections)
             cls, means, c = self._settle(f, counts, reject, self.means, spots, spots)
+            ball = cls >= 0
+            if not ball.all() and ball.any():
+                # what the fit calls not a ball (fingers by a colour) has no say in it: while
+                # it was one of the balls it may have pushed a ball into another class
+                _, means, _ = self._settle(f[ball], counts, reject[ball], self.means,
+                                           spots[ball], spots[ball])
+                c = self.cost(f, means) - spots
+                cls = assign(c, counts, reject)
             self._learnt = means = self._learn(f, self._teaching(f, cls, self.means, spots),
                                                means)
         else:

@@ -266,3 +266,21 @@ def test_fingers_called_the_hidden_yellow_do_not_teach_it_the_whites_colour():
     away = [(300.0, 3000.0), *start[2:]]
     out = clf.classify(_frame([struck, *BROADCAST_COLOURS.values()], away, cloth_l), cloth)
     assert _names(out) == ["white", *BROADCAST_COLOURS]
+
+
+def test_what_the_first_frame_calls_not_a_ball_has_no_say_in_it():
+    """Body colours and places measured on the first frame of a broadcast clip: the bridge
+    hand's fingers behind the yellow, the brown off its spot, one red and the pink. Taken for
+    the brown at first, the fingers push the brown to the pink and the pink to the reds; they
+    are not a ball, and without them every ball is its own colour."""
+    cloth, cloth_l = _cloth()
+    balls = [("yellow", (1.57, 94.1, 103.0), (1181, 731)),
+             (None, (1.23, 41.1, 123.5), (1121, 565)),
+             ("brown", (0.76, 51.1, 83.8), (643, 699)), ("green", (0.82, 57.3, 148.4), (595, 733)),
+             ("white", (1.60, 19.4, 107.7), (1053, 768)),
+             ("blue", (0.63, 38.2, 269.6), (886, 1786)),
+             ("red", (0.58, 66.9, 41.7), (53, 2222)), ("pink", (0.93, 48.0, 25.8), (817, 2538)),
+             ("black", (0.03, 3.7, 153.9), (889, 3252))]
+    frame = _frame([f for _, f, _ in balls], [p for *_, p in balls], cloth_l)
+    out = ColourClassifier().classify(frame, cloth)
+    assert _names(out) == [c for c, *_ in balls if c is not None]
