@@ -10,6 +10,7 @@ ball-frames, position error (table mm at the balls' centre height) of balls at r
     python scripts/bench_clips.py                      # every sample clip
     python scripts/bench_clips.py break_off in_off     # some
     python scripts/bench_clips.py --whole              # look at the whole table every frame
+    python scripts/bench_clips.py touching --misses    # and list each ball missed or extra
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def match(det_px: np.ndarray, true_px: np.ndarray, r_px: np.ndarray):
     return i[ok], j[ok]
 
 
-def run_clip(path: Path, whole: bool) -> dict:
+def run_clip(path: Path, whole: bool, misses: bool = False) -> dict:
     meta, truth = read_truth(path)
     cal = calibrate_video(path)
     detector = BallDetector(cal, config=DetectorConfig(incremental=not whole))
@@ -68,6 +69,15 @@ def run_clip(path: Path, whole: bool) -> dict:
         n_det += len(det)
         n_match += len(i)
         n_cls += int((det.cls[i] == cls_index[idx[j]]).sum())
+        if misses:
+            for b in np.setdiff1d(np.arange(len(idx)), j):
+                q = idx[b]
+                print(f"  {path.stem} frame {k}: missed {truth.ids[q]} ({truth.state[k, q]}, "
+                      f"{100 * truth.visible[k, q]:.0f}% seen) at px "
+                      f"{np.round(truth.px[k, q], 1).tolist()}")
+            for a in np.setdiff1d(np.arange(len(det)), i):
+                print(f"  {path.stem} frame {k}: extra {det.class_names[a]} at px "
+                      f"{np.round(det.xy_px[a], 1).tolist()}")
         err = np.hypot(*(det.xy_mm[i] - truth.pos_mm[k, idx[j], :2]).T)
         state = truth.state[k, idx[j]]
         rest_err.extend(err[state == "rest"])
@@ -89,6 +99,7 @@ def main(argv=None) -> None:
     p.add_argument("clips", nargs="*")
     p.add_argument("--whole", action="store_true",
                    help="look at the whole table every frame (no change gating)")
+    p.add_argument("--misses", action="store_true", help="list each ball missed or extra")
     args = p.parse_args(argv)
     paths = ([SAMPLES / f"{c}.mp4" for c in args.clips] if args.clips
              else sorted(SAMPLES.glob("*.mp4")))
@@ -96,7 +107,7 @@ def main(argv=None) -> None:
           f"{'colour':>8} {'rest med':>8} {'rest p95':>8} {'mov p95':>8} {'cpu fps':>8}")
     rows = []
     for path in paths:
-        r = run_clip(path, args.whole)
+        r = run_clip(path, args.whole, args.misses)
         rows.append(r)
         print(f"{r['clip']:18} {r['frames']:6d} {r['visible']:8d} {100 * r['recall']:7.2f}% "
               f"{100 * r['precision']:7.2f}% {100 * r['colour']:7.2f}% {r['rest_med']:6.2f}mm "

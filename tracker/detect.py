@@ -228,6 +228,9 @@ _FULL = 0.8
 # fingers, not a knuckle of the hand or a fold of the sleeve
 _ALIKE_LAB = 25.0
 _ALIKE_SHARE = 0.1
+# two discs in a blob are a bar (the cue, an arm) only if it reaches at least this share as
+# far out between them as across them, on both sides; two balls narrow between them
+_NECK = 0.85
 _OFFSET_STEP = 32.0  # px between the grid points of the silhouette offsets
 
 
@@ -929,9 +932,16 @@ class BallDetector:
                 q[:, 0] = q[:, 0].clip(0, original.shape[1] - 1)
                 q[:, 1] = q[:, 1].clip(0, original.shape[0] - 1)
                 # full across on both sides of the line between them (a cue tip or a hand
-                # against two touching balls fills one side of their neck only)
+                # against two touching balls fills one side of their neck only), and on each
+                # side as wide there as across the discs (the halos and shadows of two balls a
+                # little nearer than a diameter in the work image fill the middle of their
+                # neck, a cue tip on it one side)
                 across = original[q[:, 1], q[:, 0]]
-                if across[s < 0].mean() > 0.6 and across[s > 0].mean() > 0.6:
+                if (across[s < 0].mean() > 0.6 and across[s > 0].mean() > 0.6
+                        and all(_reach(original, mid, u, r)
+                                >= _NECK * min(_reach(original, p[i], u, r),
+                                               _reach(original, p[j], u, r))
+                                for u in (perp, -perp))):
                     bar[i] = bar[j] = True
         return [pt for pt, b, e in zip(pts, bar, end) if not (b or e)]
 
@@ -1229,6 +1239,14 @@ def _colour_alike(lab: np.ndarray, blob: np.ndarray, p: np.ndarray, r: float) ->
         return 1.0
     off = np.linalg.norm(around - np.median(inner, axis=0), axis=1)
     return float(np.mean(off < _ALIKE_LAB))
+
+
+def _reach(blob: np.ndarray, p: np.ndarray, u: np.ndarray, r: float) -> float:
+    """How far (px) ``blob`` (soft membership) reaches from ``p`` (x, y) along the unit
+    direction ``u``, within 1.5 ``r``: its pixels over half a member, counted every half
+    pixel."""
+    s = np.arange(0.5, 1.5 * r + 0.25, 0.5)
+    return 0.5 * float((_blob_at(blob, p + s[:, None] * u) > 0.5).sum())
 
 
 def _blob_at(blob: np.ndarray, q: np.ndarray) -> np.ndarray:

@@ -15,12 +15,15 @@ import pytest
 from scipy.optimize import linear_sum_assignment
 
 from calibration.calibrate import Calibration
+from calibration.camera import Camera
 from calibration.specs import BALL_CLASSES, SNOOKER
 from tracker.colour import ColourClassifier
 from tracker.detect import BallDetector, Detections, DetectorConfig
 from tracker.sim.render import Capsule, Renderer
 from tracker.sim.scenarios import overhead_camera
 from tracker.sim.script import SKIN_BGR, SLEEVE_BGR, layout, standard_layout
+from tracker.sim.truth import read_truth
+from tracker.video import read_frames
 
 R = SNOOKER.ball_radius_mm
 REALDATA = Path(__file__).resolve().parents[2].parent / "shared" / "realdata"
@@ -206,6 +209,29 @@ def test_ball_between_a_sleeve_and_fingers_is_found(overhead, finger_r):
     fingers = Capsule((150.0, finger_y, finger_r), (360.0, finger_y, finger_r), finger_r,
                       finger_r, SKIN_BGR)
     _only_the_red_found(overhead, red_y, [_ARM, fingers], "the fingers")
+
+
+def test_touching_balls_with_the_cue_tip_at_their_neck_are_both_found():
+    """The sample clip ``touching``: the player addresses the white, which touches a red, the
+    cue tip over the neck between them. The two discs are not a bar (the cue's): their neck,
+    filled by the cue tip on one side and by their halos in the middle, narrows on the other
+    side. Each frame is looked at whole, with the true camera."""
+    clip = Path(__file__).resolve().parents[2] / "sample_videos" / "touching.mp4"
+    meta, balls = read_truth(clip)
+    cal = Calibration.from_camera(Camera.from_dict(meta["camera"]))
+    pair = [balls.ids.index(b) for b in ("white", "red_01")]
+    looked = 0
+    for k, image in enumerate(read_frames(clip)):
+        if k > 77:
+            break
+        if k not in (38, 41, 44, 50, 69, 77):
+            continue
+        d = BallDetector(cal).detect(image)
+        for q in pair:
+            assert len(d) and np.hypot(*(d.xy_px - balls.px[k, q]).T).min() < balls.r_px[k, q], (
+                f"frame {k}: {balls.ids[q]} missed")
+        looked += 1
+    assert looked == 6
 
 
 # The not-cloth membership (0..9) of a red a little off the near cushion of a broadcast view
