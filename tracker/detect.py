@@ -668,6 +668,18 @@ class BallDetector:
             g["open_kernel"] = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
             g["border"] = cv2.bitwise_not(prep.mask)
             g["edge"] = (cv2.dilate(g["border"], np.ones((3, 3), np.uint8)) & prep.mask) > 0
+            # where the table area runs out of the picture, its rows and columns on the
+            # picture's edge: something much bigger than a ball there reaches in from beyond
+            # it (an arm), where a ball is only cut by it
+            x0, y0, x1, y1 = prep.roi
+            w, h = g["size"]
+            beyond = np.zeros(prep.mask.shape, bool)
+            beyond[:2] |= y0 == 0
+            beyond[:, :2] |= x0 == 0
+            beyond[-2:] |= y1 > h - f
+            beyond[:, -2:] |= x1 > w - f
+            g["beyond"] = beyond & (prep.mask > 0)
+            g["arm_area"] = 3 * np.pi * r_typ * r_typ
         wx0, wy0, wx1, wy1 = window
         sub = (slice(wy0, wy1), slice(wx0, wx1))
         border = g["border"][sub]
@@ -679,11 +691,13 @@ class BallDetector:
         # what reaches in from outside the table area is judged whole, before the opening
         # cut it into ball-sized pieces (painted lines, a pixel or two wide, join nothing)
         joined = cv2.morphologyEx(closed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        edge = g["edge"][sub]
+        edge, beyond = g["edge"][sub], g["beyond"][sub]
         whole = None
-        if cv2.countNonZero(joined[edge]):
+        if cv2.countNonZero(joined[edge]) or cv2.countNonZero(joined[beyond]):
             nc, whole, wstats, _ = _components(joined)
-            reaching = np.bincount(whole[edge], minlength=nc) > 0
+            reaching = ((np.bincount(whole[edge], minlength=nc) > 0)
+                        | ((np.bincount(whole[beyond], minlength=nc) > 0)
+                           & (wstats[:, cv2.CC_STAT_AREA] > g["arm_area"])))
             reaching[0] = False
         r_blob = prep.radius[sub][cent[1:, 1].astype(int), cent[1:, 0].astype(int)] / f
         strong = np.bincount(labels[score >= 2 * _FG_LEVEL], minlength=n)[1:]
@@ -1325,7 +1339,9 @@ def _dedupe(d: Detections, r_mm: float = SNOOKER.ball_radius_mm,
     crescent keeps the disc that covers it best. Given the cloth's colour (``cloth_lab``, Lab),
     a longer streak of a ball brighter than the cloth (the white, the yellow, the pink) is
     known by its tail: in the image as near, within two ball diameters on the table, and of
-    the head's colour mixed with the cloth's (``_streak_tail``)."""
+    the head's colour mixed with the cloth's (``_streak_tail``). Whatever their colours, discs
+    nearer on the table than 1.6 radii, even with 3 px more between them in the image, are one
+    ball (the head and the tail of a dark ball's blur)."""
     if len(d) < 2:
         return d
     from scipy.sparse.csgraph import connected_components
@@ -1343,6 +1359,13 @@ def _dedupe(d: Detections, r_mm: float = SNOOKER.ball_radius_mm,
         if cloth_lab is not None and d.xy_mm is not None:
             tail = _streak_tail(np.nan_to_num(d.lab, nan=-1e4), np.asarray(cloth_lab, float))
             close |= (tail | tail.T) & (mm < 4 * r_mm) & (px < 2.2 * r)
+    if d.xy_mm is not None:
+        # whatever their colours, two discs nearer on the table than 1.6 radii even were
+        # their centres 3 px further apart in the image (a steep view's far end is several
+        # millimetres a pixel) are one ball: the head and the tail of a dark ball's blur
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slack = 3.0 * mm / np.maximum(px, 1e-6)
+        close = close | ((mm + slack < 1.6 * r_mm) & (px < 2.2 * r))
     n_groups, group = connected_components(close, directed=False)
     if n_groups == len(d):
         return d

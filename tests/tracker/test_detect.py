@@ -77,6 +77,28 @@ def test_a_bright_balls_long_blur_streak_is_one_ball_and_touching_colours_are_tw
     assert len(_dedupe(pair(white, green), cloth_lab=cloth)) == 2
 
 
+def test_a_dark_balls_blur_head_and_tail_are_one_ball_touching_balls_two():
+    """A red's blur streak found as its head (red) and its tail (the red mixed with the cloth,
+    browner), 34 mm apart on the table and 31 px in a 4K overhead image: nearer than two balls
+    can be, even with 3 px more between them, so one ball whatever the colours. A red and a
+    brown touching (52 mm) stay two, and so do two found 40 mm apart at the far end of a
+    steep view, where 5 px are 40 mm (3 px more could make them two touching balls)."""
+    from tracker.detect import _dedupe
+
+    red, brown = [120.0, 178.0, 168.0], [110.0, 131.0, 176.0]
+
+    def pair(px_apart, mm_apart, r_px):
+        return Detections(np.array([[3450.0, 1850.0], [3450.0 + px_apart, 1850.0]]),
+                          np.full(2, r_px), np.full(2, -1), np.array([0.97, 0.9]),
+                          np.array([[1678.0, 3353.0], [1678.0 + mm_apart, 3353.0]]),
+                          np.array([red, brown]))
+
+    one = _dedupe(pair(31.0, 34.0, 23.0))
+    assert len(one) == 1 and np.allclose(one.xy_mm[0], [1695.0, 3353.0])
+    assert len(_dedupe(pair(48.0, 52.5, 23.0))) == 2
+    assert len(_dedupe(pair(5.0, 40.0, 8.0))) == 2
+
+
 # -- rendered frames ------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def overhead():
@@ -232,6 +254,31 @@ def test_touching_balls_with_the_cue_tip_at_their_neck_are_both_found():
                 f"frame {k}: {balls.ids[q]} missed")
         looked += 1
     assert looked == 6
+
+
+def test_an_arm_reaching_in_from_beyond_the_picture_holds_no_ball():
+    """The sample clip ``double_kiss`` (a wide-angle camera whose picture ends at the middle
+    pockets' rails): a sleeve and a hand reach in over the side cushion from beyond the
+    picture's edge. The hand at the sleeve's end is not a ball, though the arm never crosses
+    the edge of the table area inside the picture. Each frame is looked at whole, with the
+    true camera."""
+    clip = Path(__file__).resolve().parents[2] / "sample_videos" / "double_kiss.mp4"
+    meta, balls = read_truth(clip)
+    cal = Calibration.from_camera(Camera.from_dict(meta["camera"]))
+    looked = 0
+    for k, image in enumerate(read_frames(clip)):
+        if k > 90:
+            break
+        if k < 88:
+            continue
+        d = BallDetector(cal).detect(image)
+        on = np.flatnonzero(balls.visible[k] > 0)
+        near = np.hypot(*(d.xy_px[:, None] - balls.px[k, on][None]).transpose(2, 0, 1))
+        false = d.xy_px[near.min(1) >= balls.r_px[k, on].max()]
+        # the arm and the hand lie left of x = 800 px
+        assert not (false[:, 0] < 800).any(), f"frame {k}: a ball on the arm at {false}"
+        looked += 1
+    assert looked == 3
 
 
 # The not-cloth membership (0..9) of a red a little off the near cushion of a broadcast view
