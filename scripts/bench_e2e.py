@@ -1,6 +1,8 @@
 """End to end on the sample clips: the whole pipeline (calibration from the video, detection,
 colour, tracking, shots, referee) against the truth, and its speed beside decode-only speed of
-the same clip, measured in one run. Prints a table.
+the same clip, measured in one run. Prints a table. Identity switches: a ball whose track
+(matched to it frame by frame within 60 mm) is not the one it last had, as
+``scripts/bench_track.py`` counts them.
 
     python scripts/bench_e2e.py                  # every sample clip
     python scripts/bench_e2e.py in_off break_off # some
@@ -22,10 +24,12 @@ import time
 from pathlib import Path
 
 import numpy as np
+from bench_track import score  # the same identity-switch count as the tracker benchmark
 
 from calibration.errors import InputError
 from calibration.find import calibrate_video
 from tracker.pipeline import Frame, Pipeline, file_frames
+from tracker.sim.detections import clip_from_truth_file
 from tracker.sim.truth import read_truth
 from tracker.track_command import make_detect
 from tracker.video import read_frames
@@ -48,7 +52,7 @@ def run_clip(path: Path, overlay: bool) -> dict:
     for rec in meta.get("prelude", []):
         pipe.referee.feed(rec)
     frames, fps, _ = file_frames(path)
-    events, n = [], 0
+    events, n, states = [], 0, []
     writer = None
     if overlay:
         from tracker.outputs.overlay import Scoreboard, draw_overlay
@@ -61,6 +65,7 @@ def run_clip(path: Path, overlay: bool) -> dict:
     for frame in frames:
         res = pipe.process(frame)
         events += res.events
+        states.append(res.state)
         if writer is not None:
             for e in res.events:
                 if e["type"] == "score":
@@ -78,7 +83,9 @@ def run_clip(path: Path, overlay: bool) -> dict:
     shots = [(e["first_contact"], e["potted"], e["cue_potted"]) for e in events
              if e["type"] == "shot_end"]
     true_shots = [(s["first_contact"], s["potted"], s["cue_potted"]) for s in meta["shots"]]
-    return {"clip": path.stem, "size": f"{meta['image_size'][0]}x{meta['image_size'][1]}",
+    truth = clip_from_truth_file(path.with_suffix(".truth.json"), 0.0)
+    return {"id_switches": score(truth, states[:len(truth.times)]).id_switches,
+            "clip": path.stem, "size": f"{meta['image_size'][0]}x{meta['image_size'][1]}",
             "cal_s": t_cal, "cal_mm": cal.reprojection_error_mm, "fps": n / elapsed,
             "decode_fps": decode_fps(path), "score": final, "true_score": meta["final_score"],
             "pots_ok": pots == true_pots, "shots_ok": shots == true_shots}
@@ -175,7 +182,7 @@ def main(argv=None) -> None:
         main_live(paths)
         return
     print(f"{'clip':<18} {'size':>10} {'calib s':>8} {'calib mm':>9} {'pipeline fps':>13} "
-          f"{'decode fps':>11} {'score':>9} {'truth':>9} {'pots':>5} {'shots':>6}")
+          f"{'decode fps':>11} {'id sw':>6} {'score':>9} {'truth':>9} {'pots':>5} {'shots':>6}")
     right = 0
     for path in paths:
         try:
@@ -186,7 +193,8 @@ def main(argv=None) -> None:
         ok = r["score"] == r["true_score"]
         right += ok
         print(f"{r['clip']:<18} {r['size']:>10} {r['cal_s']:>8.2f} {r['cal_mm']:>9.2f} "
-              f"{r['fps']:>13.1f} {r['decode_fps']:>11.1f} {str(r['score']):>9} "
+              f"{r['fps']:>13.1f} {r['decode_fps']:>11.1f} {r['id_switches']:>6} "
+              f"{str(r['score']):>9} "
               f"{str(r['true_score']):>9} {'ok' if r['pots_ok'] else 'WRONG':>5} "
               f"{'ok' if r['shots_ok'] else 'WRONG':>6}", flush=True)
     print(f"final score right on {right} of {len(paths)} clips")
