@@ -9,7 +9,9 @@ codec blocks out moves them), fitted with a robust loss, focal length and radial
 line and the D are (else by the yellow and black on their spots, else the end away from the
 camera, as in broadcast footage); a last fit of every landmark (cushions, baulk line, D). The
 cushions' visible edge is fitted both as the nose and as the foot of the undercut face where
-that shows, and the fit that agrees better with the painted lines is kept.
+that shows, and the fit that agrees better with the painted lines is kept. Where the face shows
+too narrow to part its foot from the nose (the side cushions under a camera looking down), that
+cushion's edge is fitted with an offset of its own, placed by the rest of the table.
 """
 
 from __future__ import annotations
@@ -73,6 +75,12 @@ NOSE_RELATIVE = 0.3
 # Widest band (mm on the cloth) of shadowed cushion face seen under the nose: a darkening edge
 # followed this close by a brightening one is the face's foot, and the nose is the second edge.
 NOSE_SHADOW_MM = 25.0
+# Width (px) of the cushion face seen between its foot and the nose below which the two blend
+# into one edge (the codec's and the search's blur, and the shadow at the foot, each about a
+# pixel): its peak then falls anywhere between them, a pixel or two off the foot (at 1080p
+# overhead the side cushions' faces show 1.7 px wide, the ends' 6 px). Such cushions' offsets
+# are fitted where the rest of the table fixes them.
+FACE_RESOLVED_PX = 2.0
 # Which cushions face which way: inward unit normal on the cloth, in table axes.
 _INWARD = {
     "baulk": (0.0, 1.0), "top": (0.0, -1.0),
@@ -196,25 +204,26 @@ def _nose_samples(table: SnookerTableSpec, spacing_mm: float = 25.0, trim_mm: fl
 def _visible_edges(model: CameraModel, table: SnookerTableSpec, undercut: bool
                    ) -> dict[str, tuple]:
     """Per cushion, the line where the bed's visible area ends, as (lift (2,) mm in table x, y
-    from the nose line, height mm). Seen from the playing side (the far and side cushions of a
-    broadcast view) the undercut face shows above its foot, the crease on the cloth
-    ``CUSHION_UNDERCUT_MM`` outside the nose; seen from behind, the nose hides it. Without
-    ``undercut`` the nose is taken to be the edge everywhere."""
+    from the nose line, height mm, width px of the face seen). Seen from the playing side (the
+    far and side cushions of a broadcast view) the undercut face shows above its foot, the
+    crease on the cloth ``CUSHION_UNDERCUT_MM`` outside the nose; seen from behind, the nose
+    hides it (width 0). Without ``undercut`` the nose is taken to be the edge everywhere."""
     out = {}
     h = table.cushion_nose_height_mm
     for name, (a, b) in table.cushions_mm.items():
         if not undercut:
-            out[name] = (np.zeros(2), h)
+            out[name] = (np.zeros(2), h, 0.0)
             continue
         n = np.asarray(_INWARD[name])
         mid = 0.5 * (np.asarray(a) + np.asarray(b))
         foot = mid - CUSHION_UNDERCUT_MM * n
         px = _project(model, np.array([[*mid, h], [*foot, 0.0], [*(mid + 10 * n), h]]))
         inward = px[2] - px[0]
-        if (px[1] - px[0]) @ inward > 0:
-            out[name] = (-CUSHION_UNDERCUT_MM * n, 0.0)
+        width = float((px[1] - px[0]) @ inward / (np.hypot(*inward) + 1e-12))
+        if width > 0:
+            out[name] = (-CUSHION_UNDERCUT_MM * n, 0.0, width)
         else:
-            out[name] = (np.zeros(2), h)
+            out[name] = (np.zeros(2), h, 0.0)
     return out
 
 
@@ -242,9 +251,12 @@ def _nose_observations(model, gray, valid, table, radius_mm, samples, undercut, 
         for cushion in set(names[sel]):
             m = good & (names[sel] == cushion)
             ca, cb = table.cushions_mm[cushion]
-            lift, height = edges[cushion]
+            lift, height, face_px = edges[cushion]
+            # a face seen narrower than this blends with the nose into one edge
+            blended = 0.0 < face_px < FACE_RESOLVED_PX
             obs.add_line(edge[m], (*(np.asarray(ca) + lift), height),
-                         (*(np.asarray(cb) + lift), height), f"cushion_{cushion}")
+                         (*(np.asarray(cb) + lift), height), f"cushion_{cushion}",
+                         slide=str(cushion) if blended else "", normal=_INWARD[cushion])
     return obs, support, _face_shown(edges)
 
 
@@ -313,11 +325,12 @@ def errors_mm(model: CameraModel, obs: Observations) -> tuple[np.ndarray, list]:
     pixel's ray meets the landmark's height: (errors (N,), group names)."""
     cam = model.camera()
     errs, groups = [], []
+    line_a, line_b = obs.lines_mm(model.offsets)
     if len(obs.line_px):
-        for z in np.unique(obs.line_a[:, 2]):
-            m = obs.line_a[:, 2] == z
+        for z in np.unique(line_a[:, 2]):
+            m = line_a[:, 2] == z
             p = cam.plane_points(obs.line_px[m], z_mm=float(z))
-            a, b = obs.line_a[m, :2], obs.line_b[m, :2]
+            a, b = line_a[m, :2], line_b[m, :2]
             d = b - a
             n = np.hypot(d[:, 0], d[:, 1])
             errs.append(np.abs(d[:, 0] * (p[:, 1] - a[:, 1]) - d[:, 1] * (p[:, 0] - a[:, 0])) / n)
@@ -487,6 +500,10 @@ def _fit_table(image, gray, cloth, model, table, source, undercut, fine=None) ->
         painted, _, line_frac, d_frac = _painted_observations(model, gray, cloth.region, table,
                                                               6.0)
         obs = _merge(nose, painted)
+    if model.f_prior is not None and baulk_found:
+        # looking down with the painted lines seen: the cushions whose edge blends face and
+        # nose are placed by the rest (see ``_visible_edges``)
+        model.fit_offsets = tuple(sorted(set(n for n in obs.line_slide if n)))
     model = fit(model, obs, scale_px=0.75, bend_px=BEND_PX)
     # Which cushions show their undercut face depends on where the camera is: once the fit has
     # moved it across that line for a cushion, its edges are found and fitted again.
@@ -507,6 +524,9 @@ def _fit_table(image, gray, cloth, model, table, source, undercut, fine=None) ->
     if heights is not None:
         cal.landmarks["_features"]["height_from_balls"] = heights
     cal.landmarks["_features"]["cushion_edge"] = "undercut_foot" if undercut else "nose"
+    if model.offsets:
+        cal.landmarks["_features"]["cushion_offsets_mm"] = {
+            k: round(v, 2) for k, v in model.offsets.items()}
     cal.landmarks["_features"]["baulk_end_from"] = end_from
     return cal
 
@@ -514,7 +534,7 @@ def _fit_table(image, gray, cloth, model, table, source, undercut, fine=None) ->
 def _face_shown(edges: dict) -> tuple:
     """The cushions whose visible edge ``edges`` (from ``_visible_edges``) puts at the foot of
     the undercut face."""
-    return tuple(name for name, (_, height) in edges.items() if height == 0.0)
+    return tuple(name for name, (_, height, _) in edges.items() if height == 0.0)
 
 
 def _outline_on_frame(cloth, shape) -> bool:

@@ -1,4 +1,4 @@
-"""The camera's height from the balls' shapes, where the table's picture leaves it free.
+"""The camera's height from the balls, where the table's picture leaves it free.
 
 Looking about straight down, a camera sees the table the same through a whole family of
 cameras: focal length and height in proportion, the radial distortion terms with the height's
@@ -7,7 +7,9 @@ cloth, away from the middle of the picture each is an ellipse drawn out towards 
 more the nearer the camera (a low wide-angle camera at 2.3 m draws a ball by the cushion out
 twice as much as one at 4.6 m with the lens that shows the table alike). The shapes of the still
 balls of the picture tell which member of the family took it: the part of each silhouette's
-second moments that is not round, which the blur of lens and codec (round) leaves alone.
+second moments that is not round, which the blur of lens and codec (round) leaves alone. So do
+the colours standing on their spots: each centre is right above its spot, and a member of the
+family too high or too low puts it off the spot, away from or towards the middle of the picture.
 """
 
 from __future__ import annotations
@@ -51,6 +53,13 @@ TABLE_WORSE = 1.1
 CLOTH_HUE_DEG = 30.0
 # Balls are looked for this far (mm) inside the cushion noses (clear of the rails' edges).
 INSET_MM = 60.0
+# A ball whose centre is this close (mm) to a colour's spot stands on it; the referee spots a
+# ball by hand, its centre over the spot to about ``SPOT_PLACING_MM``. Balls on the spots away
+# from the middle of the picture tell the height: through a camera taken 10 % too high, a ball
+# on the black spot 3 m below it is put a millimetre off the spot. One of fifteen reds lies
+# that close to one of the spots by chance about once in a thousand layouts.
+ON_SPOT_MM = 6.0
+SPOT_PLACING_MM = 2.0
 
 
 @dataclass(frozen=True)
@@ -163,41 +172,103 @@ def along_family(model: CameraModel, s: float) -> CameraModel:
     return out
 
 
-def height_from_balls(image_bgr: np.ndarray, cloth_lab: np.ndarray, model: CameraModel,
-                      obs: Observations, table: SnookerTableSpec
-                      ) -> tuple[CameraModel, dict]:
-    """``model`` moved along its family to the focal length (and height) that the balls' shapes
-    and the lens prior (``model.f_prior``) give together, each weighed by its spread: the
-    balls' from how sharply their misfit rises either side of its least (and ``SYSTEMATIC``),
-    the prior's ``PRIOR_SPREAD``. Also what was found: the ``balls`` measured, the scale of the
-    focal length they alone give (``balls_scale``, with its ``balls_spread`` in log), the
-    ``scale`` applied and whether the model was moved (``used``)."""
-    shapes = ball_shapes(image_bgr, cloth_lab, model.camera(), table)
-    info = {"balls": len(shapes), "balls_scale": None, "balls_spread": None, "scale": 1.0,
-            "used": False}
-    if len(shapes) < MIN_BALLS or model.f_prior is None:
-        return model, info
-    cost = np.array([shape_misfit(along_family(model, float(s)).camera(), shapes, table)
-                     for s in SCALES])
+def _centres_at(camera: Camera, centre_px: np.ndarray, r_mm: float) -> np.ndarray:
+    """(N, 2) table mm of the balls whose silhouettes' centroids are ``centre_px`` (N, 2): the
+    centroid lies off the image of the centre, away from the principal point, by what the
+    sphere's outline through ``camera`` puts it."""
+    at = camera.plane_points(centre_px, r_mm)
+    for _ in range(2):
+        c = np.c_[at, np.full(len(at), r_mm)]
+        _, centroid, _ = polygon_moments(camera.sphere_outline(c, r_mm, 64))
+        at = camera.plane_points(centre_px - (centroid - camera.project(c)), r_mm)
+    return at
+
+
+def on_spots(shapes: BallShapes, camera: Camera, table: SnookerTableSpec
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """The balls of ``shapes`` that stand on a colour's spot as ``camera`` sees them (within
+    ``ON_SPOT_MM``): their silhouette centroids (K, 2) px and the spots (K, 2) mm."""
+    spots = np.array(list(table.spots_mm.values()), float)
+    if not len(shapes):
+        return np.zeros((0, 2)), np.zeros((0, 2))
+    at = _centres_at(camera, shapes.centre_px, table.ball_radius_mm)
+    d = np.hypot(*(at[:, None] - spots[None]).transpose(2, 0, 1))
+    near = np.argmin(d, axis=0)
+    hit = d[near, np.arange(len(spots))] < ON_SPOT_MM
+    return shapes.centre_px[near[hit]], spots[hit]
+
+
+def spot_misfit(camera: Camera, centre_px: np.ndarray, spots_mm: np.ndarray,
+                table: SnookerTableSpec) -> float:
+    """Sum of squared distances (in ``SPOT_PLACING_MM``) between the spots and where
+    ``camera`` puts the centres of the balls standing on them."""
+    at = _centres_at(camera, centre_px, table.ball_radius_mm)
+    return float(np.sum((at - spots_mm) ** 2) / SPOT_PLACING_MM**2)
+
+
+def _least(cost: np.ndarray) -> tuple[int, float, float, float] | None:
+    """Where ``cost`` over ``log(SCALES)`` is least: (index, log scale, curvature, slope) of the
+    parabola through it and its neighbours (the points within three times the least), or None
+    when the least is at an end or the cost does not curve up."""
     k = int(np.argmin(cost))
     if k in (0, len(SCALES) - 1):
-        return model, info  # no least within the family tried
+        return None
     log_s = np.log(SCALES)
     near = cost <= 3 * cost[k]
     if near.sum() < 3:
         near[k - 1:k + 2] = True
     curve, slope, _ = np.polyfit(log_s[near], cost[near], 2)
     if curve <= 0:
+        return None
+    return k, float(np.clip(-slope / (2 * curve), log_s[k - 1], log_s[k + 1])), curve, slope
+
+
+def height_from_balls(image_bgr: np.ndarray, cloth_lab: np.ndarray, model: CameraModel,
+                      obs: Observations, table: SnookerTableSpec
+                      ) -> tuple[CameraModel, dict]:
+    """``model`` moved along its family to the focal length (and height) that the balls give
+    together with the lens prior (``model.f_prior``), each weighed by its spread: the balls'
+    shapes, from how sharply their misfit rises either side of its least (and
+    ``SYSTEMATIC``); the balls standing on the colours' spots, whose centres are right above
+    them (to ``SPOT_PLACING_MM``), by how far the family moves the centres off the spots;
+    the prior by ``PRIOR_SPREAD``. Also what was found: the ``balls`` measured, the scale of
+    the focal length their shapes alone give (``balls_scale``, with its ``balls_spread`` in
+    log), the balls on spots (``spotted``) and the scale they alone give (``spots_scale``,
+    ``spots_spread``), the ``scale`` applied and whether the model was moved (``used``)."""
+    shapes = ball_shapes(image_bgr, cloth_lab, model.camera(), table)
+    info = {"balls": len(shapes), "balls_scale": None, "balls_spread": None, "spotted": 0,
+            "spots_scale": None, "spots_spread": None, "scale": 1.0, "used": False}
+    if model.f_prior is None:
         return model, info
-    kept = max(1, int(np.ceil((1 - TRIM) * len(shapes))))
-    noise = cost[k] / max(2 * kept - 1, 1)  # per moment, about the best member
-    balls = float(np.clip(-slope / (2 * curve), log_s[k - 1], log_s[k + 1]))
-    spread = float(np.sqrt(noise / curve + SYSTEMATIC**2))
-    prior = float(np.log(model.f_prior / model.f))
-    w_b, w_p = spread**-2, PRIOR_SPREAD**-2
-    s = float(np.exp((w_b * balls + w_p * prior) / (w_b + w_p)))
-    info.update(balls_scale=round(float(np.exp(balls)), 3), balls_spread=round(spread, 3),
-                scale=round(s, 3))
+    family = [along_family(model, float(s)) for s in SCALES]
+    verdicts = []  # (log scale, spread)
+    if len(shapes) >= MIN_BALLS:
+        cost = np.array([shape_misfit(m.camera(), shapes, table) for m in family])
+        least = _least(cost)
+        if least is not None:
+            k, balls, curve, _ = least
+            kept = max(1, int(np.ceil((1 - TRIM) * len(shapes))))
+            noise = cost[k] / max(2 * kept - 1, 1)  # per moment, about the best member
+            spread = float(np.sqrt(noise / curve + SYSTEMATIC**2))
+            verdicts.append((balls, spread))
+            info.update(balls_scale=round(float(np.exp(balls)), 3),
+                        balls_spread=round(spread, 3))
+    centre_px, spots = on_spots(shapes, model.camera(), table)
+    info["spotted"] = len(spots)
+    if len(spots):
+        cost = np.array([spot_misfit(m.camera(), centre_px, spots, table) for m in family])
+        least = _least(cost)
+        if least is not None:
+            _, on, curve, _ = least
+            spread = float(np.sqrt(1.0 / curve))
+            verdicts.append((on, spread))
+            info.update(spots_scale=round(float(np.exp(on)), 3), spots_spread=round(spread, 3))
+    if not verdicts:
+        return model, info
+    verdicts.append((float(np.log(model.f_prior / model.f)), PRIOR_SPREAD))
+    w = np.array([v[1] ** -2 for v in verdicts])
+    s = float(np.exp(np.sum(w * [v[0] for v in verdicts]) / w.sum()))
+    info["scale"] = round(s, 3)
     moved = along_family(model, s)
 
     def table_rms(m: CameraModel) -> float:

@@ -23,13 +23,17 @@ class Observations:
     """Matched image evidence. Lines: ``line_px`` (N, 2) raw px on the 3-D segments ``line_a``,
     ``line_b`` (N, 3) mm. Arcs: ``arc_px`` (M, 2) on circles ``arc_centre`` (M, 3) mm of radius
     ``arc_radius`` (M,) mm (horizontal planes). Points: ``point_px`` (P, 2) at ``point_mm`` (P, 3).
-    ``*_group`` name the landmark each row belongs to; ``*_w`` weigh each row's residual."""
+    ``*_group`` name the landmark each row belongs to; ``*_w`` weigh each row's residual.
+    ``line_slide`` names, for each line row, the offset (``CameraModel.offsets``) by which its
+    line may be slid along ``line_normal`` (N, 2) table mm ("" where it is fixed)."""
 
     line_px: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     line_a: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     line_b: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     line_group: list = field(default_factory=list)
     line_w: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    line_slide: list = field(default_factory=list)
+    line_normal: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     arc_px: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     arc_centre: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     arc_radius: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -40,7 +44,7 @@ class Observations:
     point_group: list = field(default_factory=list)
     point_w: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
-    def add_line(self, px, a, b, group, weight=1.0):
+    def add_line(self, px, a, b, group, weight=1.0, slide="", normal=(0.0, 0.0)):
         px = np.asarray(px, float).reshape(-1, 2)
         n = len(px)
         self.line_px = np.r_[self.line_px, px]
@@ -48,6 +52,9 @@ class Observations:
         self.line_b = np.r_[self.line_b, np.broadcast_to(np.asarray(b, float), (n, 3))]
         self.line_group += [group] * n
         self.line_w = np.r_[self.line_w, np.full(n, float(weight))]
+        self.line_slide += [slide] * n
+        self.line_normal = np.r_[self.line_normal,
+                                 np.broadcast_to(np.asarray(normal, float), (n, 2))]
 
     def add_arc(self, px, centre, radius, group, weight=1.0):
         px = np.asarray(px, float).reshape(-1, 2)
@@ -67,10 +74,10 @@ class Observations:
     def extend(self, other: Observations) -> Observations:
         """A new set holding the rows of both."""
         out = Observations()
-        for name in ("line_px", "line_a", "line_b", "line_w", "arc_px", "arc_centre",
-                     "arc_radius", "arc_w", "point_px", "point_mm", "point_w"):
+        for name in ("line_px", "line_a", "line_b", "line_w", "line_normal", "arc_px",
+                     "arc_centre", "arc_radius", "arc_w", "point_px", "point_mm", "point_w"):
             setattr(out, name, np.r_[getattr(self, name), getattr(other, name)])
-        for name in ("line_group", "arc_group", "point_group"):
+        for name in ("line_group", "line_slide", "arc_group", "point_group"):
             setattr(out, name, getattr(self, name) + getattr(other, name))
         return out
 
@@ -78,13 +85,23 @@ class Observations:
     def count(self) -> int:
         return len(self.line_px) + len(self.arc_px) + len(self.point_px)
 
+    def lines_mm(self, offsets: dict) -> tuple[np.ndarray, np.ndarray]:
+        """Each line row's end points (N, 3) mm, slid by ``offsets`` (name -> mm)."""
+        if not offsets:
+            return self.line_a, self.line_b
+        d = np.array([offsets.get(name, 0.0) if name else 0.0 for name in self.line_slide])
+        move = np.c_[d[:, None] * self.line_normal, np.zeros(len(d))]
+        return self.line_a + move, self.line_b + move
+
 
 @dataclass
 class CameraModel:
     """Free parameters of the fit. ``K`` fixed when intrinsics are given; otherwise the focal
     length is free with the principal point at the image centre. ``dist`` fixed when given;
     otherwise ``k1`` is free when ``fit_k1`` and ``k2`` when ``fit_k2`` too. ``f_prior``: the
-    focal length the fit leans to where the observations leave it free (see ``fit``)."""
+    focal length the fit leans to where the observations leave it free (see ``fit``).
+    ``offsets``: how far (mm) each named set of line observations lies from its modelled line
+    (``Observations.line_slide``), fitted for the names in ``fit_offsets``."""
 
     image_size: tuple[int, int]
     f: float
@@ -99,6 +116,8 @@ class CameraModel:
     k2: float = 0.0
     fit_k2: bool = False
     f_prior: float | None = None
+    offsets: dict = field(default_factory=dict)
+    fit_offsets: tuple = ()
 
     @property
     def K(self) -> np.ndarray:
@@ -139,6 +158,7 @@ class CameraModel:
                 v.append(self.k2)
         if self.K_fixed is None and self.fit_shift:
             v += [self.shift[0] / 100.0, self.shift[1] / 100.0]
+        v += [self.offsets.get(name, 0.0) for name in self.fit_offsets]
         return np.array(v, float)
 
     def with_vector(self, v) -> CameraModel:
@@ -152,9 +172,12 @@ class CameraModel:
         k2 = float(rest.pop(0)) if free and self.fit_k2 else self.k2
         shift = self.shift
         if self.K_fixed is None and self.fit_shift:
-            shift = (float(rest[0]) * 100.0, float(rest[1]) * 100.0)
+            shift = (float(rest.pop(0)) * 100.0, float(rest.pop(0)) * 100.0)
+        offsets = dict(self.offsets)
+        offsets.update((name, float(x)) for name, x in zip(self.fit_offsets, rest))
         return CameraModel(self.image_size, f, rvec, tvec, k1, self.K_fixed, self.dist_fixed,
-                           self.fit_k1, shift, self.fit_shift, k2, self.fit_k2, self.f_prior)
+                           self.fit_k1, shift, self.fit_shift, k2, self.fit_k2, self.f_prior,
+                           offsets, self.fit_offsets)
 
 
 def _project_pinhole(K, R, t, pts):
@@ -196,9 +219,13 @@ def residuals(model: CameraModel, obs: Observations, weighted: bool = True) -> n
     out = []
     if len(obs.line_px):
         u = undistort(K, dist, obs.line_px)
-        ends, index = _line_ends(obs)
-        ends_px = _project_pinhole(K, R, t, ends)
-        a, b = ends_px[index[:, 0]], ends_px[index[:, 1]]
+        if model.offsets:
+            line_a, line_b = obs.lines_mm(model.offsets)
+            a, b = _project_pinhole(K, R, t, line_a), _project_pinhole(K, R, t, line_b)
+        else:
+            ends, index = _line_ends(obs)
+            ends_px = _project_pinhole(K, R, t, ends)
+            a, b = ends_px[index[:, 0]], ends_px[index[:, 1]]
         d = b - a
         n = np.hypot(d[:, 0], d[:, 1]) + 1e-12
         w = obs.line_w if weighted else 1.0
@@ -228,6 +255,9 @@ def residuals(model: CameraModel, obs: Observations, weighted: bool = True) -> n
 
 # How far (a factor) the focal length may go from its prior for one residual's worth of cost.
 FOCAL_PRIOR = 1.3
+# How far (mm) a set of line observations may lie from its modelled line for one residual's
+# worth of cost (a single residual: the observations decide).
+OFFSET_PRIOR_MM = 3.0
 
 
 def fit(model: CameraModel, obs: Observations, scale_px: float = 1.5,
@@ -263,6 +293,8 @@ def fit(model: CameraModel, obs: Observations, scale_px: float = 1.5,
             r = np.r_[r, weight * np.asarray(m.shift) / (shift_frac * w) * scale_px]
         if m.K_fixed is None and m.f_prior:
             r = np.r_[r, weight * np.log(m.f / m.f_prior) / np.log(FOCAL_PRIOR) * scale_px]
+        if m.fit_offsets:
+            r = np.r_[r, [m.offsets[n] / OFFSET_PRIOR_MM * scale_px for n in m.fit_offsets]]
         return r
 
     res = least_squares(fun, model.vector(), loss="soft_l1", f_scale=scale_px, x_scale="jac",

@@ -11,6 +11,13 @@ ball-frames, position error (table mm at the balls' centre height) of balls at r
     python scripts/bench_clips.py break_off in_off     # some
     python scripts/bench_clips.py --whole              # look at the whole table every frame
     python scripts/bench_clips.py touching --misses    # and list each ball missed or extra
+    python scripts/bench_clips.py --split              # where the rest error comes from
+
+``--split`` runs each clip a second time with the true camera (from the truth) in place of the
+found one, which leaves the detector's own error, and measures the found calibration alone at
+the balls at rest: their true centre pixels taken through it to the balls' height (``cal``),
+and on the cloth (``plane``, the table-plane part), with the found camera's height over the
+true one's.
 """
 
 from __future__ import annotations
@@ -26,8 +33,10 @@ from scipy.optimize import linear_sum_assignment
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from calibration.calibrate import Calibration  # noqa: E402
+from calibration.camera import Camera  # noqa: E402
 from calibration.find import calibrate_video  # noqa: E402
-from calibration.specs import BALL_CLASSES  # noqa: E402
+from calibration.specs import BALL_CLASSES, SNOOKER  # noqa: E402
 from tracker.colour import ColourClassifier  # noqa: E402
 from tracker.detect import BallDetector, DetectorConfig  # noqa: E402
 from tracker.sim.truth import read_truth  # noqa: E402
@@ -47,9 +56,30 @@ def match(det_px: np.ndarray, true_px: np.ndarray, r_px: np.ndarray):
     return i[ok], j[ok]
 
 
-def run_clip(path: Path, whole: bool, misses: bool = False) -> dict:
+def pct(a, q):
+    return float(np.percentile(a, q)) if len(a) else float("nan")
+
+
+def calibration_split(cal: Calibration, camera: Camera, truth) -> dict:
+    """Error (mm) of ``cal`` alone at the balls at rest, every frame as the detection error
+    counts them: true centre pixels to the balls' height, and cloth points to the cloth."""
+    rest = truth.state == "rest"
+    rest &= truth.visible >= 0.5
+    pos = truth.pos_mm[rest]
+    found = cal.camera()
+    at_balls = np.hypot(*(found.plane_points(truth.px[rest], SNOOKER.ball_radius_mm)
+                          - pos[:, :2]).T)
+    cloth_px = camera.project(np.c_[pos[:, :2], np.zeros(len(pos))])
+    on_cloth = np.hypot(*(cal.px_to_table(cloth_px) - pos[:, :2]).T)
+    return {"cal_med": pct(at_balls, 50), "cal_p95": pct(at_balls, 95),
+            "plane_med": pct(on_cloth, 50), "plane_p95": pct(on_cloth, 95),
+            "height": found.centre_mm[2] / camera.centre_mm[2]}
+
+
+def run_clip(path: Path, whole: bool, cal: Calibration | None = None, misses: bool = False
+             ) -> dict:
     meta, truth = read_truth(path)
-    cal = calibrate_video(path)
+    cal = calibrate_video(path) if cal is None else cal
     detector = BallDetector(cal, config=DetectorConfig(incremental=not whole))
     classifier = ColourClassifier()
     cls_index = np.array([BALL_CLASSES.index(c) for c in truth.classes])
@@ -83,15 +113,23 @@ def run_clip(path: Path, whole: bool, misses: bool = False) -> dict:
         rest_err.extend(err[state == "rest"])
         moving_err.extend(err[state != "rest"])
     rest_err, moving_err = np.array(rest_err), np.array(moving_err)
-
-    def pct(a, q):
-        return float(np.percentile(a, q)) if len(a) else float("nan")
-
     return {"clip": path.stem, "frames": frames, "visible": n_vis,
             "recall": n_match / max(n_vis, 1), "precision": n_match / max(n_det, 1),
             "colour": n_cls / max(n_match, 1), "rest_med": pct(rest_err, 50),
             "rest_p95": pct(rest_err, 95), "moving_p95": pct(moving_err, 95),
-            "cpu_fps": frames / max(cpu, 1e-9)}
+            "cpu_fps": frames / max(cpu, 1e-9), "calibration": cal, "truth": truth,
+            "camera": Camera.from_dict(meta["camera"])}
+
+
+def split_row(path: Path, whole: bool, found: dict) -> str:
+    """The ``--split`` columns of one clip, given its run with the found calibration."""
+    camera = found["camera"]
+    true = run_clip(path, whole, Calibration.from_camera(camera))
+    c = calibration_split(found["calibration"], camera, found["truth"])
+    return (f"{'':18} true camera {true['rest_med']:5.2f}/{true['rest_p95']:.2f}mm  "
+            f"calibration at balls {c['cal_med']:5.2f}/{c['cal_p95']:.2f}mm  "
+            f"on cloth {c['plane_med']:5.2f}/{c['plane_p95']:.2f}mm  "
+            f"height x{c['height']:.3f}")
 
 
 def main(argv=None) -> None:
@@ -100,6 +138,8 @@ def main(argv=None) -> None:
     p.add_argument("--whole", action="store_true",
                    help="look at the whole table every frame (no change gating)")
     p.add_argument("--misses", action="store_true", help="list each ball missed or extra")
+    p.add_argument("--split", action="store_true",
+                   help="also the rest error with the true camera and of the calibration alone")
     args = p.parse_args(argv)
     paths = ([SAMPLES / f"{c}.mp4" for c in args.clips] if args.clips
              else sorted(SAMPLES.glob("*.mp4")))
@@ -107,11 +147,13 @@ def main(argv=None) -> None:
           f"{'colour':>8} {'rest med':>8} {'rest p95':>8} {'mov p95':>8} {'cpu fps':>8}")
     rows = []
     for path in paths:
-        r = run_clip(path, args.whole, args.misses)
+        r = run_clip(path, args.whole, misses=args.misses)
         rows.append(r)
         print(f"{r['clip']:18} {r['frames']:6d} {r['visible']:8d} {100 * r['recall']:7.2f}% "
               f"{100 * r['precision']:7.2f}% {100 * r['colour']:7.2f}% {r['rest_med']:6.2f}mm "
               f"{r['rest_p95']:6.2f}mm {r['moving_p95']:6.1f}mm {r['cpu_fps']:8.1f}", flush=True)
+        if args.split:
+            print(split_row(path, args.whole, r), flush=True)
     vis = sum(r["visible"] for r in rows)
     rec = sum(r["recall"] * r["visible"] for r in rows) / max(vis, 1)
     print(f"{'all':18} {sum(r['frames'] for r in rows):6d} {vis:8d} {100 * rec:7.2f}%")

@@ -7,7 +7,7 @@ import pytest
 
 from calibration.camera import Camera, polygon_moments
 from calibration.find import calibrate_video
-from calibration.height import along_family
+from calibration.height import BallShapes, along_family, on_spots, spot_misfit
 from calibration.model import CameraModel
 from calibration.specs import SNOOKER
 from tracker.sim.render import Renderer
@@ -58,7 +58,8 @@ def _spread_balls():
 def test_a_camera_straight_down_is_found_near_its_height(tmp_path, height, k1):
     """A second of video from a camera straight over the table: the table's picture alone leaves
     its height free (a 2.3 m wide-angle camera was taken for one at 4.6 m, its balls' centres 6
-    mm off), the lens prior and the balls' shapes together put it within 10 %."""
+    mm off); the lens prior, the balls' shapes and the colours standing on their spots together
+    put it within 5 %."""
     cam: Camera = overhead_camera((1920, 1080), height, 0.0, k1)
     balls = _spread_balls()
     renderer = Renderer(cam)
@@ -69,5 +70,25 @@ def test_a_camera_straight_down_is_found_near_its_height(tmp_path, height, k1):
                                       frame_index=k)[0])
     cal = calibrate_video(path)
     found = cal.landmarks["_features"]["height_from_balls"]
-    assert found["balls"] >= 6 and found["used"]
-    assert cal.camera().centre_mm[2] == pytest.approx(height, rel=0.10)
+    assert found["balls"] >= 6 and found["spotted"] >= 3 and found["used"]
+    assert cal.camera().centre_mm[2] == pytest.approx(height, rel=0.05)
+
+
+def test_balls_on_the_spots_tell_the_height():
+    """Balls standing on the colours' spots under a camera straight down: the member of the
+    family at the true height puts their centres on the spots; one 10 % higher puts them a
+    millimetre or so off (the black's most, the blue's, under the camera, not at all)."""
+    cam = overhead_camera((1920, 1080), 3000.0, 0.0, -0.12)
+    model = CameraModel(cam.image_size, float(cam.K[0, 0]), cam.rvec.ravel(), cam.t,
+                        float(cam.dist[0]), k2=float(cam.dist[1]), fit_k2=True)
+    spots = np.array(list(SNOOKER.spots_mm.values()))
+    _, centroid, cov = polygon_moments(cam.sphere_outline(np.c_[spots, np.full(6, R)], R, 64))
+    astray = np.array([[400.0, 2000.0]])  # a red nowhere near a spot
+    _, c2, v2 = polygon_moments(cam.sphere_outline(np.c_[astray, [[R]]], R, 64))
+    shapes = BallShapes(np.r_[centroid, c2], np.r_[cov, v2])
+    centre_px, on = on_spots(shapes, cam, SNOOKER)
+    np.testing.assert_allclose(on, spots)
+    assert spot_misfit(cam, centre_px, on, SNOOKER) < 0.01
+    higher = spot_misfit(along_family(model, 1.1).camera(), centre_px, on, SNOOKER)
+    lower = spot_misfit(along_family(model, 0.9).camera(), centre_px, on, SNOOKER)
+    assert min(higher, lower) > 0.5
