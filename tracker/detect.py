@@ -231,6 +231,16 @@ _ALIKE_SHARE = 0.1
 # two discs in a blob are a bar (the cue, an arm) only if it reaches at least this share as
 # far out between them as across them, on both sides; two balls narrow between them
 _NECK = 0.85
+# the lamps' highlights: lighter by this much (OpenCV L) than what is around them, over this
+# lightness, over this many radii squared; a body at least this far (a*b*) from the cloth's
+# under one; discs without a highlight nearer than this many radii to a ball's are pieces of
+# it; a ball this much lighter than the cloth (or more) shows little of its own
+_GLINT_RISE = 60
+_GLINT_LIGHT = 200
+_GLINT_AREA = 0.12
+_GLINT_BODY = 25.0
+_GLINT_PIECE = 1.2
+_LIGHT = 0.9
 _OFFSET_STEP = 32.0  # px between the grid points of the silhouette offsets
 
 
@@ -388,6 +398,9 @@ class BallDetector:
         # distance are off together (the homography can be right while the scale is not)
         self.radius_scale = 1.0
         self._radius_measured = False
+        # where the lamps put a ball's highlight, from its silhouette's centre in radii (x, y),
+        # as the lone balls show it (None: not one highlight at one place)
+        self._glint_at: np.ndarray | None = None
         # the last answer and the work image each part of it was found in
         self._last: Detections | None = None
         self._seen: np.ndarray | None = None
@@ -401,6 +414,7 @@ class BallDetector:
         self._lut = None
         self.radius_scale = 1.0
         self._radius_measured = False
+        self._glint_at = None
         self._last = None
         self._seen = None
 
@@ -616,6 +630,11 @@ class BallDetector:
             cands = np.r_[cands, old[d < 3 * kept.r_px]]
         r_exp = self._radius_at(cands, prep)
         sil, cover, lab, ok = self._refine(frame, cands, r_exp, prep)
+        placed = self._by_highlights(frame, sil, r_exp, lab, ok & (np.arange(len(ok)) < n_new))
+        if placed is not None:  # the balls of a cluster placed by their highlights
+            cands, n_new = np.r_[placed, cands[n_new:]], len(placed)
+            r_exp = self._radius_at(cands, prep)
+            sil, cover, lab, ok = self._refine(frame, cands, r_exp, prep)
         ok = ok & (np.arange(len(ok)) < n_new)
         sil, cover, lab, r_exp = sil[ok], cover[ok], lab[ok], r_exp[ok]
         if not len(sil):
@@ -1070,6 +1089,89 @@ class BallDetector:
         ok &= ~crowded | ((solid >= 0.4) & (lit | ~_shadow_coloured(lab, self._cloth.lab())))
         return c.astype(np.float64) + base, cover, lab, ok
 
+    def _by_highlights(self, frame: np.ndarray, sil: np.ndarray, r_exp: np.ndarray,
+                       lab: np.ndarray, mine: np.ndarray) -> np.ndarray | None:
+        """The candidates ``mine`` (N,) bool of silhouette centres ``sil`` (N, 2) px, radii
+        ``r_exp`` (N,) and body colours ``lab`` (N, 3), with the balls of each cluster (a disc
+        with another within 2.5 radii) placed by their highlights, where the lamps put one on
+        every ball at one place: (M, 2) silhouette centres, or None when nothing changes.
+
+        In a steep view the balls of a pack hide one another but not their highlights (each
+        near the top of its ball, above the balls in front). Where the lone dark balls (nothing
+        within three radii; light ones show little of their highlight) show one highlight each
+        at one place from their centres, that place is learnt and kept; a cluster's highlights
+        then stand for its balls: a ball under each highlight on something not cloth, a disc
+        with none nearer than ``_GLINT_PIECE`` radii to one a piece of that ball (its lower
+        half and shadow, or a gap between balls), a disc with none near kept (a ball whose
+        highlight is hidden), and a light ball kept as it is."""
+        idx = np.flatnonzero(mine)
+        if len(idx) < 2 or self._cloth is None:
+            return None
+        p, r = sil[idx], r_exp[idx]
+        light = lab[idx, 0] >= _LIGHT * self._cloth.lab()[0]
+        d = np.hypot(*(p[:, None] - p[None]).transpose(2, 0, 1))
+        np.fill_diagonal(d, np.inf)
+        near = d.min(1)
+        lone, cluster = (near > 3 * r) & ~light, near < 2.5 * r
+        if not (lone.any() or cluster.any()):
+            return None
+        spots = _highlights(frame, p[lone | cluster], r[lone | cluster])
+        if lone.sum() >= 3:
+            rel = []
+            for i in np.flatnonzero(lone):
+                k = np.flatnonzero(np.hypot(*(spots - p[i]).T) < r[i])
+                if len(k) == 1:
+                    rel.append((spots[k[0]] - p[i]) / r[i])
+            at = np.median(rel, axis=0) if rel else None
+            one = (len(rel) >= 2 * lone.sum() / 3 and at is not None
+                   and np.median(np.hypot(*(np.asarray(rel) - at).T)) < 0.2)
+            self._glint_at = at if one else None
+        if self._glint_at is None or not cluster.any() or not len(spots):
+            return None
+        # a ball under each highlight by a cluster's disc, on something not cloth
+        cloth_ab = self._cloth.lab()[1:]
+        under = []
+        for q in spots:
+            g = np.hypot(*(p - q).T)
+            i = int(np.argmin(g))
+            if not (cluster[i] and g[i] < 1.3 * r[i]):
+                continue
+            c = q - self._glint_at * r[i]
+            x, y = int(round(c[0])), int(round(c[1]))
+            patch = frame[max(y - 1, 0):y + 2, max(x - 1, 0):x + 2]
+            if not patch.size:
+                continue
+            body = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).reshape(-1, 3).mean(0)
+            if (np.linalg.norm(body[1:] - cloth_ab) >= _GLINT_BODY
+                    and all(np.hypot(*(c - u)) >= 0.5 * r[i] for u, _ in under)):
+                under.append((c, i))
+        if not under:
+            return None
+        u = np.array([c for c, _ in under])
+        taken = np.zeros(len(u), bool)
+        out = [p[i] for i in np.flatnonzero(~cluster)]
+        changed = False
+        for i in np.flatnonzero(cluster):
+            g = np.hypot(*(u - p[i]).T)
+            if light[i]:
+                taken |= g < 0.7 * r[i]
+                out.append(p[i])
+            elif g.min() < 0.7 * r[i]:
+                k = int(np.argmin(g))
+                if not taken[k]:
+                    taken[k] = True
+                    out.append(u[k])
+                else:
+                    changed = True
+            elif g.min() < _GLINT_PIECE * r[i]:
+                changed = True
+            else:
+                out.append(p[i])
+        if (~taken).any():
+            out.extend(u[~taken])
+            changed = True
+        return np.array(out, np.float64) if changed else None
+
     @staticmethod
     def _cell(c, base, gx, gy, d_own, nbr, dmat, r_exp) -> np.ndarray:
         """(N, S, S) bool: window pixels nearer to their own candidate than to any neighbour
@@ -1253,6 +1355,35 @@ def _colour_alike(lab: np.ndarray, blob: np.ndarray, p: np.ndarray, r: float) ->
         return 1.0
     off = np.linalg.norm(around - np.median(inner, axis=0), axis=1)
     return float(np.mean(off < _ALIKE_LAB))
+
+
+def _highlights(frame: np.ndarray, centres: np.ndarray, radii: np.ndarray) -> np.ndarray:
+    """(K, 2) px: the lamps' highlights on the balls at ``centres`` (N, 2) px of ``radii``
+    (N,): within 1.6 radii of each, spots much lighter than what is around them (a top-hat of
+    lightness over ``_GLINT_RISE``, itself over ``_GLINT_LIGHT``), the bars of one lamp's
+    reflection joined across half a radius, at least ``_GLINT_AREA`` radii squared and no
+    wider than 1.2 radii nor taller than one (not a painted line)."""
+    h, w = frame.shape[:2]
+    out: list[np.ndarray] = []
+    for (x, y), r in zip(centres, radii):
+        m = int(np.ceil(1.6 * r))
+        x0, y0 = max(int(x) - m, 0), max(int(y) - m, 0)
+        x1, y1 = min(int(x) + m + 1, w), min(int(y) + m + 1, h)
+        if x1 - x0 < 3 or y1 - y0 < 3:
+            continue
+        light = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2LAB)[..., 0]
+        k = max(3, int(round(0.9 * r)) | 1)
+        top = cv2.morphologyEx(light, cv2.MORPH_TOPHAT,
+                               cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        spot = ((top > _GLINT_RISE) & (light > _GLINT_LIGHT)).astype(np.uint8)
+        spot = cv2.dilate(spot, np.ones((1, max(3, int(0.5 * r))), np.uint8))
+        n, _, stats, cent = cv2.connectedComponentsWithStats(spot)
+        big = ((stats[1:, cv2.CC_STAT_AREA] >= _GLINT_AREA * r * r)
+               & (stats[1:, cv2.CC_STAT_WIDTH] <= 1.2 * r) & (stats[1:, cv2.CC_STAT_HEIGHT] <= r))
+        for q in cent[1:][big] + [x0, y0]:
+            if all(np.hypot(*(q - o)) >= 0.3 * r for o in out):
+                out.append(q)
+    return np.array(out, np.float64).reshape(-1, 2)
 
 
 def _reach(blob: np.ndarray, p: np.ndarray, u: np.ndarray, r: float) -> float:

@@ -427,3 +427,46 @@ def test_broadcast_stills_counts():
         got = {c: int((d.cls == k).sum()) for k, c in enumerate(BALL_CLASSES)}
         exact.append(got == _label(TASK1 / "ground-truth" / f"{stem}_gt.txt"))
     assert sum(exact) >= len(stems) - 1, dict(zip(stems, exact))
+
+
+@pytest.mark.realdata
+@pytest.mark.skipif(not TASK1.is_dir(), reason=f"real stills not found at {TASK1}")
+def test_broadcast_packs_are_counted_by_their_highlights():
+    """Stills with the reds in a pack, seen from the broadcast camera low behind the table:
+    the balls of the pack hide one another's lower halves, but not the lamps' highlights on
+    their tops, so every red is counted."""
+    from calibration.find import calibrate_image
+
+    stems = ["22", "26", "30", "31", "32", "49"]
+    got = {}
+    for stem in stems:
+        image = cv2.imread(str(TASK1 / f"{stem}.jpg"))
+        cal = calibrate_image(image)
+        det = BallDetector(cal)
+        d = ColourClassifier().classify(det.detect(image), det.cloth)
+        got[stem] = (int((d.cls == BALL_CLASSES.index("red")).sum()),
+                     _label(TASK1 / "ground-truth" / f"{stem}_gt.txt")["red"])
+    assert all(a == b for a, b in got.values()), got
+
+
+def test_highlights_one_on_each_ball_none_on_the_cloth():
+    """Drawn balls of radius 10 px with the lamps' reflection near their tops (two short bright
+    bars), on a green cloth crossed by a painted line: one highlight on each ball, at its bars,
+    none on the line or on a ball without one."""
+    from tracker.detect import _highlights
+
+    image = np.zeros((120, 240, 3), np.uint8)
+    image[:] = (40, 150, 40)
+    cv2.line(image, (0, 100), (239, 100), (200, 215, 210), 2)
+    centres = np.array([[40.0, 50.0], [90.0, 50.0], [140.0, 60.0], [200.0, 60.0]])
+    for k, (x, y) in enumerate(centres):
+        cv2.circle(image, (int(x), int(y)), 10, (30, 30, 170), -1)
+        if k < 3:  # the last ball's highlight is hidden
+            for dx in (-2, 2):
+                cv2.line(image, (int(x) + dx, int(y) - 7), (int(x) + dx, int(y) - 3),
+                         (235, 235, 250), 2)
+    spots = _highlights(image, np.r_[centres, [[120.0, 100.0]]], np.full(5, 10.0))
+    assert len(spots) == 3, spots
+    for q in spots:
+        d = np.hypot(*(centres - q).T)
+        assert d.min() < 8 and abs(q[1] - (centres[d.argmin(), 1] - 5)) < 2.5
