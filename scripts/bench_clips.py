@@ -10,7 +10,8 @@ ball-frames, position error (table mm at the balls' centre height) of balls at r
     python scripts/bench_clips.py                      # every sample clip
     python scripts/bench_clips.py break_off in_off     # some
     python scripts/bench_clips.py --whole              # look at the whole table every frame
-    python scripts/bench_clips.py touching --misses    # and list each ball missed or extra
+    python scripts/bench_clips.py touching --misses    # and list each ball missed, extra or
+                                                       # called another colour
     python scripts/bench_clips.py --split              # where the rest error comes from
 
 ``--split`` runs each clip a second time with the true camera (from the truth) in place of the
@@ -105,6 +106,10 @@ def run_clip(path: Path, whole: bool, cal: Calibration | None = None, misses: bo
                 print(f"  {path.stem} frame {k}: missed {truth.ids[q]} ({truth.state[k, q]}, "
                       f"{100 * truth.visible[k, q]:.0f}% seen) at px "
                       f"{np.round(truth.px[k, q], 1).tolist()}")
+            for a, b in zip(i, j):
+                if det.cls[a] != cls_index[idx[b]]:
+                    print(f"  {path.stem} frame {k}: {truth.ids[idx[b]]} "
+                          f"({truth.state[k, idx[b]]}) called {det.class_names[a]}")
             for a in np.setdiff1d(np.arange(len(det)), i):
                 print(f"  {path.stem} frame {k}: extra {det.class_names[a]} at px "
                       f"{np.round(det.xy_px[a], 1).tolist()}")
@@ -137,7 +142,8 @@ def main(argv=None) -> None:
     p.add_argument("clips", nargs="*")
     p.add_argument("--whole", action="store_true",
                    help="look at the whole table every frame (no change gating)")
-    p.add_argument("--misses", action="store_true", help="list each ball missed or extra")
+    p.add_argument("--misses", action="store_true",
+                   help="list each ball missed, extra or called another colour")
     p.add_argument("--split", action="store_true",
                    help="also the rest error with the true camera and of the calibration alone")
     args = p.parse_args(argv)

@@ -2,7 +2,8 @@
 colour, tracking, shots, referee) against the truth, and its speed beside decode-only speed of
 the same clip, measured in one run. Prints a table. Identity switches: a ball whose track
 (matched to it frame by frame within 60 mm) is not the one it last had, as
-``scripts/bench_track.py`` counts them.
+``scripts/bench_track.py`` counts them; colour: the ball-frames whose track is of the ball's
+class (what the tracks and the events say, after the track's votes).
 
     python scripts/bench_e2e.py                  # every sample clip
     python scripts/bench_e2e.py in_off break_off # some
@@ -88,7 +89,9 @@ def run_clip(path: Path, overlay: bool) -> dict:
              if e["type"] == "shot_end"]
     true_shots = [(s["first_contact"], s["potted"], s["cue_potted"]) for s in meta["shots"]]
     truth = clip_from_truth_file(path.with_suffix(".truth.json"), 0.0)
-    return {"id_switches": score(truth, states[:len(truth.times)]).id_switches,
+    tracked = score(truth, states[:len(truth.times)])
+    return {"id_switches": tracked.id_switches,
+            "track_colour": tracked.class_right / max(tracked.matched, 1),
             "clip": path.stem, "size": f"{meta['image_size'][0]}x{meta['image_size'][1]}",
             "cal_s": t_cal, "cal_mm": cal.reprojection_error_mm, "fps": n / elapsed,
             "decode_fps": decode_fps(path), "score": final, "true_score": meta["final_score"],
@@ -186,7 +189,8 @@ def main(argv=None) -> None:
         main_live(paths)
         return
     print(f"{'clip':<18} {'size':>10} {'calib s':>8} {'calib mm':>9} {'pipeline fps':>13} "
-          f"{'decode fps':>11} {'id sw':>6} {'score':>9} {'truth':>9} {'pots':>5} {'shots':>6}")
+          f"{'decode fps':>11} {'id sw':>6} {'colour':>8} {'score':>9} {'truth':>9} {'pots':>5} "
+          f"{'shots':>6}")
     right = 0
     for path in paths:
         try:
@@ -198,6 +202,7 @@ def main(argv=None) -> None:
         right += ok
         print(f"{r['clip']:<18} {r['size']:>10} {r['cal_s']:>8.2f} {r['cal_mm']:>9.2f} "
               f"{r['fps']:>13.1f} {r['decode_fps']:>11.1f} {r['id_switches']:>6} "
+              f"{100 * r['track_colour']:>7.2f}% "
               f"{str(r['score']):>9} "
               f"{str(r['true_score']):>9} {'ok' if r['pots_ok'] else 'WRONG':>5} "
               f"{'ok' if r['shots_ok'] else 'WRONG':>6}", flush=True)

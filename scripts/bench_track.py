@@ -27,7 +27,7 @@ from scipy.optimize import linear_sum_assignment
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from calibration.specs import SNOOKER  # noqa: E402
+from calibration.specs import BALL_CLASSES, SNOOKER  # noqa: E402
 from tracker.sim.detections import (  # noqa: E402
     TruthClip,
     clip_from_timeline,
@@ -99,6 +99,8 @@ class Score:
     pots_right: int  # right ball and right pocket within 1 s
     leave_events: list[tuple]  # (truth or tracker, type, ball, pocket, t) for the report
     revivals: str
+    matched: int = 0  # ball-frames with a track on them
+    class_right: int = 0  # ... whose track is of the ball's class
 
 
 def score(clip: TruthClip, states: list[TableState], match_mm: float = 60.0) -> Score:
@@ -108,7 +110,7 @@ def score(clip: TruthClip, states: list[TableState], match_mm: float = 60.0) -> 
     F, N = clip.on_table.shape
     last: dict[int, str] = {}
     votes: dict[str, dict[str, int]] = {}
-    idsw = colour_err = missing = extra = 0
+    idsw = colour_err = missing = extra = matched = class_right = 0
     rest_err, hidden_err, moving_err, steady_err = [], [], [], []
     vel = np.gradient(clip.pos, clip.times, axis=0)
     kicked = np.hypot(*np.gradient(vel, clip.times, axis=0).transpose(2, 0, 1)) > IMPULSE_MM_S2
@@ -129,6 +131,8 @@ def score(clip: TruthClip, states: list[TableState], match_mm: float = 60.0) -> 
         extra += len(live) - len(rows)
         for a, b in zip(rows, cols):
             i, tid = balls[a], str(st.track_ids[live[b]])
+            matched += 1
+            class_right += BALL_CLASSES[st.classes[live[b]]] == clip.classes[i]
             if i in last and last[i] != tid:
                 idsw += 1
             last[i] = tid
@@ -161,7 +165,8 @@ def score(clip: TruthClip, states: list[TableState], match_mm: float = 60.0) -> 
     return Score(len(states), N, idsw, colour_err, missing, extra,
                  np.array(rest_err), np.array(hidden_err), np.array(moving_err),
                  np.array(steady_err),
-                 len(truth_pots), len(my_pots), right, sorted(log, key=lambda x: x[-1]), revivals)
+                 len(truth_pots), len(my_pots), right, sorted(log, key=lambda x: x[-1]), revivals,
+                 matched, class_right)
 
 
 def raw_moving_error(clip: TruthClip, detections) -> np.ndarray:

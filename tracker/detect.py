@@ -236,10 +236,10 @@ _NECK = 0.85
 # under one; discs without a highlight nearer than this many radii to a ball's are pieces of
 # it; a ball this much lighter than the cloth (or more) shows little of its own
 _GLINT_RISE = 60
-_GLINT_LIGHT = 200
-_GLINT_AREA = 0.12
+_GLINT_LIGHT = 170
+_GLINT_AREA = 0.08
 _GLINT_BODY = 25.0
-_GLINT_PIECE = 1.2
+_GLINT_PIECE = 1.3
 _LIGHT = 0.9
 _OFFSET_STEP = 32.0  # px between the grid points of the silhouette offsets
 
