@@ -826,7 +826,8 @@ class BallDetector:
 
         A blob's own area overstates the ball where the shadow under it joins it, and the halo
         that compression and blooming leave; its clearly-not-cloth core does not, on the balls
-        that are clearly not cloth all over (not black, not a dark green)."""
+        that are clearly not cloth all over (not black, not a dark green). Blobs that disagree
+        (their ratios' median deviation over a tenth) are not all balls and measure nothing."""
         area = stats[:, cv2.CC_STAT_AREA].astype(float)
         bw, bh = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
         disc = np.pi * (r_pred * self.radius_scale) ** 2
@@ -834,7 +835,10 @@ class BallDetector:
                 & (r_pred > 0) & (strong > 0.5 * area))
         if lone.sum() < 3:
             return
-        ratio = float(np.median(np.sqrt(strong[lone] / np.pi) / r_pred[lone]))
+        ratios = np.sqrt(strong[lone] / np.pi) / r_pred[lone]
+        ratio = float(np.median(ratios))
+        if np.median(np.abs(ratios - ratio)) > 0.1 * ratio:
+            return  # they disagree: some are no balls (a hand, the cue's tip)
         ratio = 1.0 if 0.9 <= ratio <= 1.1 else float(np.clip(ratio, 0.6, 1.6))
         if not self._radius_measured:
             self.radius_scale = ratio

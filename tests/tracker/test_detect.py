@@ -281,6 +281,27 @@ def test_an_arm_reaching_in_from_beyond_the_picture_holds_no_ball():
     assert looked == 3
 
 
+def test_ball_size_is_measured_only_on_blobs_that_agree():
+    """Lone round blobs whose clearly-not-cloth cores agree set the balls' apparent size (a
+    calibration whose scale is off); three that disagree (a hand, the cue's tip beside a ball)
+    measure nothing."""
+    det = BallDetector.__new__(BallDetector)
+    det.config = DetectorConfig()
+
+    def measure(ratios):
+        det.radius_scale, det._radius_measured = 1.0, False
+        r = np.full(len(ratios), 5.0)
+        core = np.pi * (np.asarray(ratios) * r) ** 2
+        side = np.rint(2 * r * np.asarray(ratios)).astype(int)
+        stats = np.c_[np.zeros((len(r), 2), int), side, side, np.rint(core / 0.9).astype(int)]
+        det._measure_radius(stats, r, core)
+        return det.radius_scale
+
+    assert measure([1.28, 1.31, 1.3, 1.33]) == pytest.approx(1.305, abs=0.01)
+    assert measure([0.6, 1.11, 0.89]) == 1.0
+    assert measure([0.95, 1.04, 1.0]) == 1.0  # within what the cores can tell
+
+
 # The not-cloth membership (0..9) of a red a little off the near cushion of a broadcast view
 # (the camera low behind the top cushion), joined to the rail by the shadow between them;
 # work px, ball radius 9.33, the rail going on to the right well past this crop.
