@@ -15,8 +15,8 @@ the prior only has to get the classes' order right. From then on each frame's ba
 means slowly, within ``max_drift`` spreads of what the first frame taught.
 
 A ball on a colour's spot is likely that colour (the colours start there and are re-spotted
-there). A single ball (the white, a colour) is likely still near where it was last seen, at its
-last speed; a red near where a red was. A moving white smears over the cloth and takes on its
+there). A ball is likely still near where a ball of its class was last seen, carried on at that
+ball's last speed (a red's from the nearest red of the frame before). A moving white smears over the cloth and takes on its
 colour, so the white's model also covers its colour mixed with the cloth's.
 
 The game's constraints (one white, at most one of each colour, at most 15 reds) are met by a
@@ -195,7 +195,7 @@ class ColourClassifier:
         self._learnt = self.means.copy()
         self._frames = 0
         # class -> where its balls were last seen ((M, 2) table mm), on which frame, and their
-        # speed ((1, 2) mm per frame; zero for the reds, which are not told apart)
+        # speeds ((M, 2) mm per frame)
         self._seen: dict[int, tuple[np.ndarray, int, np.ndarray]] = {}
 
     def cost(self, feats: np.ndarray, means: np.ndarray | None = None,
@@ -332,7 +332,7 @@ class ColourClassifier:
 
     def _stayed(self, detections: Detections) -> np.ndarray:
         """(N, 8) bonus for each candidate being a class seen where it is within the last
-        ``memory_frames`` frames (the white and the colours carried on at their last speed):
+        ``memory_frames`` frames (each ball carried on at its last speed):
         up to ``stay_bonus``, falling off over two ball radii (none without table positions)."""
         out = np.zeros((len(detections), len(BALL_CLASSES)))
         if detections.xy_mm is None:
@@ -348,20 +348,29 @@ class ColourClassifier:
         return out
 
     def _remember(self, detections: Detections, cls: np.ndarray) -> None:
-        """Where this frame's classes are (and how fast the single balls go), for
-        :meth:`_stayed` on the next frames."""
+        """Where this frame's classes are, and how fast each of their balls goes, for
+        :meth:`_stayed` on the next frames. A single ball's speed is its step from the last
+        frame; a red's, its step from the red of the last frame nearest to it, within two
+        ball diameters (reds are not told apart otherwise)."""
         if detections.xy_mm is None:
             return
         single = max_counts(self.table) == 1
+        reach = 4 * self.table.ball_radius_mm
         for k in range(len(BALL_CLASSES)):
             xy = detections.xy_mm[cls == k]
             if not len(xy):
                 continue
-            v = np.zeros((1, 2))
-            if len(xy) == 1 and single[k] and k in self._seen:
-                last, frame, _ = self._seen[k]
-                if frame == self._frames - 1:
+            v = np.zeros((len(xy), 2))
+            last, frame, _ = self._seen.get(k, (None, None, None))
+            if last is not None and frame == self._frames - 1:
+                if single[k] and len(xy) == 1:
                     v = xy - last
+                elif not single[k] and len(last):
+                    d = np.hypot(*(xy[:, None] - last[None]).transpose(2, 0, 1))
+                    d = np.where(np.isfinite(d), d, np.inf)
+                    rows, cols = linear_sum_assignment(np.where(d < reach, d, 1e9))
+                    ok = d[rows, cols] < reach
+                    v[rows[ok]] = xy[rows[ok]] - last[cols[ok]]
             self._seen[k] = (xy, self._frames, np.where(np.isfinite(v), v, 0.0))
 
     def _expose(self, f: np.ndarray, cls: np.ndarray, means: np.ndarray) -> np.ndarray:

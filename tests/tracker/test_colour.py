@@ -284,3 +284,34 @@ def test_what_the_first_frame_calls_not_a_ball_has_no_say_in_it():
     frame = _frame([f for _, f, _ in balls], [p for *_, p in balls], cloth_l)
     out = ColourClassifier().classify(frame, cloth)
     assert _names(out) == [c for c, *_ in balls if c is not None]
+
+
+def test_a_struck_red_blurred_towards_brown_stays_a_red():
+    """Body colours, places and the class means of the 4K sample clip as the red is struck,
+    the brown off the table (its mean drifted towards red): the struck red blurs over the
+    cloth into a duller, yellower red, nearer the brown's colour than the reds'. Followed from
+    the red it was a frame before, at that red's speed, it stays a red."""
+    cloth, cloth_l = _cloth()
+    means = np.array([(1.82, 4.5, 110.1), (0.94, 83.2, 35.4), (1.81, 88.8, 98.8),
+                      (1.02, 54.6, 149.9), (0.70, 42.9, 54.9), (0.70, 58.2, 288.2),
+                      (1.40, 40.1, 3.5), (0.14, 2.1, 109.1)])
+    still = [("red", (0.96, 85.8, 35.1), (500, 3000)), ("blue", (0.71, 58.5, 288.3), (889, 1785)),
+             ("pink", (1.41, 40.1, 3.3), (889, 2677)), ("black", (0.14, 2.1, 108.7), (889, 3245)),
+             ("yellow", (1.81, 88.7, 98.6), (1181, 737)),
+             ("white", (1.93, 3.9, 112.5), (1378, 2656))]
+    names = [c for c, *_ in still] + ["red"]
+    clf = ColourClassifier(means=means)
+    red = np.array([1385.0, 2665.0])
+    for _ in range(3):
+        frame = _frame([f for _, f, _ in still] + [(0.96, 85.8, 35.1)],
+                       [p for *_, p in still] + [red], cloth_l)
+        assert _names(clf.classify(frame, cloth)) == names
+    # as the clip's detections give it: the red's first frame off its place
+    # still reddest, then the blur
+    struck = [((1399, 2699), (0.85, 72.0, 39.0)), ((1422, 2754), (0.78, 57.1, 45.2)),
+              ((1445, 2807), (0.75, 51.3, 48.5)), ((1468, 2861), (0.77, 58.2, 42.7)),
+              ((1489, 2911), (0.76, 56.2, 44.9))]
+    for k, (at, colour) in enumerate(struck):
+        frame = _frame([f for _, f, _ in still] + [colour], [p for *_, p in still] + [at],
+                       cloth_l)
+        assert _names(clf.classify(frame, cloth))[-1] == "red", f"frame {k + 1}"
