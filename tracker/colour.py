@@ -16,8 +16,9 @@ means slowly, within ``max_drift`` spreads of what the first frame taught.
 
 A ball on a colour's spot is likely that colour (the colours start there and are re-spotted
 there). A ball is likely still near where a ball of its class was last seen, carried on at that
-ball's last speed (a red's from the nearest red of the frame before). A moving white smears over the cloth and takes on its
-colour, so the white's model also covers its colour mixed with the cloth's.
+ball's last speed (a red's from the nearest red of the frame before). A moving white smears over
+the cloth and takes on its colour, so the white's model also covers its colour mixed with the
+cloth's.
 
 The game's constraints (one white, at most one of each colour, at most 15 reds) are met by a
 linear assignment on the classes' negative log-likelihoods, with a "not a ball" slot per

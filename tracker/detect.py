@@ -1106,8 +1106,9 @@ class BallDetector:
         at one place from their centres, that place is learnt and kept; a cluster's highlights
         then stand for its balls: a ball under each highlight on something not cloth, a disc
         with none nearer than ``_GLINT_PIECE`` radii to one a piece of that ball (its lower
-        half and shadow, or a gap between balls), a disc with none near kept (a ball whose
-        highlight is hidden), and a light ball kept as it is."""
+        half and shadow, or a gap between balls), as is a dark disc without a highlight of its
+        own that deep in a light ball's; a disc with none near kept (a ball whose highlight is
+        hidden), and a light ball kept as it is."""
         idx = np.flatnonzero(mine)
         if len(idx) < 2 or self._cloth is None:
             return None
@@ -1132,7 +1133,8 @@ class BallDetector:
             self._glint_at = at if one else None
         if self._glint_at is None or not cluster.any() or not len(spots):
             return None
-        # a ball under each highlight by a cluster's disc, on something not cloth
+        # a ball under each highlight by a cluster's disc, on something not cloth and dark (a
+        # light ball's highlight, faint on it, places nothing)
         cloth_ab = self._cloth.lab()[1:]
         under = []
         for q in spots:
@@ -1147,18 +1149,25 @@ class BallDetector:
                 continue
             body = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).reshape(-1, 3).mean(0)
             if (np.linalg.norm(body[1:] - cloth_ab) >= _GLINT_BODY
+                    and body[0] < _LIGHT * self._cloth.lab()[0]
                     and all(np.hypot(*(c - u)) >= 0.5 * r[i] for u, _ in under)):
                 under.append((c, i))
-        if not under:
+        # a dark disc deep in a light one's, with no highlight of its own, is the light ball's
+        # shaded lower half and shadow: a dark ball in front of it would show its highlight
+        glint = p + self._glint_at * r[:, None]
+        lit = np.array([len(spots) > 0 and np.hypot(*(spots - q).T).min() < 0.5 * ri
+                        for q, ri in zip(glint, r)])
+        shade = cluster & ~light & ~lit & ((d < _GLINT_PIECE * r[:, None]) & light[None]).any(1)
+        if not under and not shade.any():
             return None
-        u = np.array([c for c, _ in under])
+        u = np.array([c for c, _ in under]).reshape(-1, 2)
         taken = np.zeros(len(u), bool)
         out = [p[i] for i in np.flatnonzero(~cluster)]
-        changed = False
-        for i in np.flatnonzero(cluster):
-            g = np.hypot(*(u - p[i]).T)
+        changed = bool(shade.any())
+        for i in np.flatnonzero(cluster & ~shade):
+            g = np.r_[np.hypot(*(u - p[i]).T), np.inf]
             if light[i]:
-                taken |= g < 0.7 * r[i]
+                taken |= g[:-1] < 0.7 * r[i]
                 out.append(p[i])
             elif g.min() < 0.7 * r[i]:
                 k = int(np.argmin(g))
