@@ -27,6 +27,7 @@ Colour classification is ``tracker.colour``; this module measures each ball's bo
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -315,6 +316,26 @@ class TableGeometry:
         return out
 
 
+@functools.lru_cache(maxsize=1024)
+def _disc_kernels(r: float) -> tuple[int, np.ndarray, np.ndarray, int, np.ndarray]:
+    """What ``_explain_blob`` places for a ball of radius ``r`` (work px): the half-size
+    ``rr`` of its window, the disc a found ball clears (a little more than the ball: the halo
+    and a radius a bit off leave no crescent for a second disc), the disc's mean filter, and
+    the half-size ``rs`` and disc of where no second ball can be (a nearer one is the shadow
+    under a ball, or its halo; in steep views the rows of the pack come to ~1.35 radii). The
+    radii repeat from frame to frame (they come from a map over the table)."""
+    rr = int(np.ceil(1.2 * r))
+    yy, xx = np.ogrid[-rr:rr + 1, -rr:rr + 1]
+    disc = (np.hypot(xx, yy) <= r).astype(np.float32)
+    kernel = disc / float(disc.sum())
+    rs = int(np.ceil(0.9 * r))
+    ys, xs = np.ogrid[-rs:rs + 1, -rs:rs + 1]
+    near = (np.hypot(xs, ys) <= 0.9 * r).astype(np.float32)
+    for a in (disc, kernel, near):
+        a.setflags(write=False)
+    return rr, disc, kernel, rs, near
+
+
 def _silhouette_offsets(cam: Camera, centres_mm: np.ndarray, r_mm: float, n: int = 48
                         ) -> np.ndarray:
     """(N, 2) silhouette area centroid minus projected centre, for spheres at (N, 3) mm."""
@@ -388,6 +409,7 @@ class BallDetector:
         # the last answer and the work image each part of it was found in
         self._last: Detections | None = None
         self._seen: np.ndarray | None = None
+        self._seen_mean: tuple[float, float, float] | None = None  # of ``_seen`` on the table
 
     @property
     def cloth(self) -> ClothModel | None:
@@ -400,6 +422,7 @@ class BallDetector:
         self._radius_measured = False
         self._last = None
         self._seen = None
+        self._seen_mean = None
 
     # -- precomputation -------------------------------------------------------------------------
     def _prepare(self, w: int, h: int) -> _Frame:
@@ -537,6 +560,7 @@ class BallDetector:
             window, region = (0, 0, small.shape[1], small.shape[0]), None
             found = self._look(frame, small, prep, window, region)
         new, kept, claimed = found
+        self._seen_mean = None
         if kept is None:
             self._seen = small.copy()
             result = new
@@ -556,11 +580,13 @@ class BallDetector:
         differences averaged over 3 x 3 pixels (sensor and codec noise is not)."""
         # the lamps' flicker and dimming change the whole picture alike
         m = prep.mask[::4, ::4]
-        now, then = cv2.mean(small[::4, ::4], m)[:3], cv2.mean(self._seen[::4, ::4], m)[:3]
+        if self._seen_mean is None:
+            self._seen_mean = cv2.mean(self._seen[::4, ::4], m)[:3]
+        now, then = cv2.mean(small[::4, ::4], m)[:3], self._seen_mean
         gain = sum(now) / max(sum(then), 1.0)
         seen = self._seen if abs(gain - 1) < 0.01 else cv2.convertScaleAbs(self._seen, alpha=gain)
-        diff = cv2.absdiff(small, seen)
-        most = cv2.max(cv2.max(diff[..., 0], diff[..., 1]), diff[..., 2])
+        b, g, r = cv2.split(cv2.absdiff(small, seen))
+        most = cv2.max(cv2.max(b, g), r)
         most = cv2.blur(most, (3, 3))
         changed = cv2.compare(most, self.config.change_level, cv2.CMP_GE)
         changed = cv2.bitwise_and(changed, prep.mask)
@@ -683,23 +709,29 @@ class BallDetector:
             reaching = np.bincount(whole[edge], minlength=nc) > 0
             reaching[0] = False
         r_blob = prep.radius[sub][cent[1:, 1].astype(int), cent[1:, 0].astype(int)] / f
-        strong = np.bincount(labels[score >= 2 * _FG_LEVEL], minlength=n)[1:]
         look = np.ones(n, bool)
         if region is None:
+            strong = np.bincount(labels[score >= 2 * _FG_LEVEL], minlength=n)[1:]
             self._measure_radius(stats[1:], r_blob, strong)
             claimed = np.ones(fg.shape, bool)
         else:
             meets = region > 0
             look = np.bincount(labels[meets], minlength=n) > 0
             look[0] = False
-            claimed = meets | look[labels]
-            # the whole blobs of what is looked at must lie inside the window
-            comp, sel = labels, look
+            # what is looked at: the changed pixels and the blobs meeting them
+            claimed = meets.copy()
             if whole is not None:
-                comp = whole
                 sel = np.zeros(nc, bool)
-                sel[whole[look[labels]]] = True
-                sel[0] = False
+            for i in np.flatnonzero(look):
+                bx, by, bw, bh = stats[i, :4]
+                sl = (slice(by, by + bh), slice(bx, bx + bw))
+                blob = labels[sl] == i
+                claimed[sl] |= blob
+                if whole is not None:
+                    sel[whole[sl][blob]] = True
+            # the whole blobs of what is looked at must lie inside the window
+            comp, sel = (labels, look) if whole is None else (whole, sel)
+            sel[0] = False
             hh, ww = comp.shape
             full_h, full_w = prep.mask.shape
             edges = ([comp[0]] if wy0 > 0 else []) + ([comp[:, 0]] if wx0 > 0 else []) + (
@@ -812,22 +844,12 @@ class BallDetector:
         unexplained pixels (``blob``: soft membership 0..1 in its bounding box at ``bx``,
         ``by``; ``image`` the BGR pixels of that box, if known); (x, y) work px."""
         pad = int(np.ceil(r)) + 2
-        resid = np.pad(blob.astype(np.float32), pad)
-        rr = int(np.ceil(1.2 * r))
-        yy, xx = np.mgrid[-rr:rr + 1, -rr:rr + 1]
-        disc = (np.hypot(xx, yy) <= r).astype(np.float32)
-        kernel = disc / float(disc.sum())
-        # a found ball clears a little more than its disc: the halo and a radius a bit off
-        # leave no crescent for a second disc
-        disc = (np.hypot(xx, yy) <= 1.0 * r).astype(np.float32)
+        resid = np.zeros((blob.shape[0] + 2 * pad, blob.shape[1] + 2 * pad), np.float32)
+        resid[pad:-pad, pad:-pad] = blob
+        rr, disc, kernel, rs, near = _disc_kernels(r)
         original = resid.copy()
         out = []
-        # balls are at least this far apart in the image (a nearer one is the shadow under a
-        # ball, or its halo); in steep views the rows of the pack come to ~1.35 radii
         apart = np.ones_like(resid)
-        rs = int(np.ceil(0.9 * r))
-        ys_, xs_ = np.mgrid[-rs:rs + 1, -rs:rs + 1]
-        near = (np.hypot(xs_, ys_) <= 0.9 * r).astype(np.float32)
         raw = cv2.filter2D(resid, -1, kernel, borderType=cv2.BORDER_CONSTANT)
         # inside something reaching in from outside (an arm, the cue) a ball is rare and a
         # few tries are made; in one much bigger than a ball (an arm, a body), first where a
@@ -1296,6 +1318,17 @@ def _concat(a: Detections, b: Detections) -> Detections:
                       cat(a.confidence, b.confidence), cat(a.xy_mm, b.xy_mm), cat(a.lab, b.lab))
 
 
+def _groups(linked: np.ndarray) -> np.ndarray:
+    """(N,) the connected group of each node of the symmetric (N, N) bool ``linked``, named
+    by its lowest node."""
+    group = np.arange(len(linked))
+    while True:
+        lower = np.where(linked, group[None], group[:, None]).min(1)
+        if np.array_equal(lower, group):
+            return group
+        group = lower
+
+
 def _dedupe(d: Detections, r_mm: float = SNOOKER.ball_radius_mm,
             cloth_lab: np.ndarray | None = None) -> Detections:
     """One detection for each group closer than two balls can be: on the table nearer than 1.6
@@ -1310,8 +1343,6 @@ def _dedupe(d: Detections, r_mm: float = SNOOKER.ball_radius_mm,
     the head's colour mixed with the cloth's (``_streak_tail``)."""
     if len(d) < 2:
         return d
-    from scipy.sparse.csgraph import connected_components
-
     px = np.hypot(*(d.xy_px[:, None] - d.xy_px[None]).transpose(2, 0, 1))
     r = np.minimum(d.r_px[:, None], d.r_px[None])
     if d.xy_mm is not None:
@@ -1325,9 +1356,10 @@ def _dedupe(d: Detections, r_mm: float = SNOOKER.ball_radius_mm,
         if cloth_lab is not None and d.xy_mm is not None:
             tail = _streak_tail(np.nan_to_num(d.lab, nan=-1e4), np.asarray(cloth_lab, float))
             close |= (tail | tail.T) & (mm < 4 * r_mm) & (px < 2.2 * r)
-    n_groups, group = connected_components(close, directed=False)
-    if n_groups == len(d):
+    np.fill_diagonal(close, False)
+    if not close.any():  # every detection on its own
         return d
+    group = _groups(close | close.T)
     keep = np.ones(len(d), bool)
     xy_px, xy_mm = d.xy_px.copy(), None if d.xy_mm is None else d.xy_mm.copy()
     conf = d.confidence
