@@ -147,7 +147,8 @@ def assign(cost: np.ndarray, counts: np.ndarray, reject_cost: float | np.ndarray
     counts = np.minimum(np.asarray(counts, int), n)
     cols = np.repeat(np.arange(k), counts)
     rej = np.broadcast_to(np.asarray(reject_cost, np.float64), (n,))
-    big = np.c_[cost[:, cols], np.where(np.eye(n, dtype=bool), rej[:, None], 1e9)]
+    big = np.concatenate([cost[:, cols], np.where(np.eye(n, dtype=bool), rej[:, None], 1e9)],
+                         axis=1)
     rows, picked = linear_sum_assignment(big)
     out = np.full(n, -1)
     slot = picked < len(cols)
@@ -301,17 +302,24 @@ class ColourClassifier:
         what a ball may teach (a class it is only for having been it a frame before does
         not make it that class's colour); ``cloth`` as in :meth:`cost`. Blurred balls are
         classified but teach nothing."""
-        blur: dict[bytes, np.ndarray] = {}  # the blurring classes' costs by their means
+        # the costs under each set of means met (the rounds often leave some classes, or
+        # all, where they were)
+        known: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+        blur: dict[bytes, np.ndarray] = {}
 
         def costs(means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             """(sharp cost, cost with the blur) under ``means``, as :meth:`cost` gives them."""
-            sharp = self.cost(f, means)
-            if cloth is None:
-                return sharp, sharp
-            key = means[_BLURS].tobytes()
-            if key not in blur:
-                blur[key] = self._blur_cost(f, means, self.stds, cloth)
-            return sharp, _with_blur(sharp, blur[key])
+            key = means.tobytes()
+            if key not in known:
+                sharp = self.cost(f, means)
+                if cloth is None:
+                    known[key] = sharp, sharp
+                else:
+                    key_b = means[_BLURS].tobytes()
+                    if key_b not in blur:
+                        blur[key_b] = self._blur_cost(f, means, self.stds, cloth)
+                    known[key] = sharp, _with_blur(sharp, blur[key_b])
+            return known[key]
 
         means = start.copy()
         _, full = costs(means)

@@ -989,7 +989,7 @@ class BallDetector:
         gh, gw = prep.grid["gain"].shape[:2]
         gain = prep.grid["gain"][((iy - ry0) // f).clip(0, gh - 1)[:, :, None],
                                  ((ix - rx0) // f).clip(0, gw - 1)[:, None, :]]
-        win = _apply_gain(frame[iy[:, :, None], ix[:, None, :]], gain)  # (N, S, S, 3)
+        win = _apply_gain(_windows(frame, base - half, 2 * half + 1), gain)  # (N, S, S, 3)
         score = np.take(self._lut, lut_index(win)).astype(np.float32)
         # soft membership: 0 at half the threshold, 1 at twice it
         alpha = np.clip((score - _FG_LEVEL * 0.5) / (_FG_LEVEL * 1.5), 0, 1)
@@ -1039,11 +1039,11 @@ class BallDetector:
         # of it; a ball touching another object, on one side only
         ring2 = cell & (d_own > (1.3 * rr) ** 2) & (d_own <= (1.8 * rr) ** 2) & valid
         sector = ((np.arctan2(dy, dx) + np.pi) / (np.pi / 4)).astype(np.int32) % 8
-        occupied = np.zeros((n, 8), bool)
-        for k in range(8):
-            in_k = ring2 & (sector == k)
-            occupied[:, k] = ((strong & in_k).sum((1, 2))
-                              > 0.3 * np.maximum(in_k.sum((1, 2)), 1))
+        # the ring's pixels and its strong ones in each of the 8 sectors of each window
+        slot = (np.arange(n)[:, None, None] * 8 + sector)[ring2]
+        in_k = np.bincount(slot, minlength=8 * n).reshape(n, 8)
+        strong_k = np.bincount(slot, weights=strong[ring2], minlength=8 * n).reshape(n, 8)
+        occupied = strong_k > 0.3 * np.maximum(in_k, 1)
         through = np.any(occupied[:, :4] & occupied[:, 4:], axis=1)
         # a disc split off a ball onto the shadow under it: its own part is mostly weak
         # (dark cloth), where a ball's, even a black one's, is solid
@@ -1058,7 +1058,7 @@ class BallDetector:
         # darkened, and unlit (every ball, a black one too, shows the lamps' highlight within
         # 0.6 radii of its centre; a shadow is lit nowhere off its neighbours' discs)
         glint = min(_HIGHLIGHT * self._cloth.level, _WHITE)
-        bright = ((win.sum(-1, dtype=np.int32) >= glint)
+        bright = ((win[..., 0].astype(np.int32) + win[..., 1] + win[..., 2] >= glint)
                   & (d_own <= (0.6 * rr) ** 2))
         for k in range(nbr.shape[1]):
             o = (c[nbr[:, k]] + base[nbr[:, k]] - base).astype(np.float32)
@@ -1081,6 +1081,20 @@ class BallDetector:
             far = dmat[np.arange(n), nbr[:, k]] > 3 * r_exp
             cell &= (d_own <= d_o) | far[:, None, None]
         return cell
+
+
+def _windows(image: np.ndarray, corner: np.ndarray, size: int) -> np.ndarray:
+    """(N, size, size, C) windows of ``image`` (H, W, C) whose top-left pixels are ``corner``
+    (N, 2) (x, y); pixels past the image's edge repeat its nearest edge pixel."""
+    h, w = image.shape[:2]
+    out = np.empty((len(corner), size, size) + image.shape[2:], image.dtype)
+    off = np.arange(size)
+    for k, (x, y) in enumerate(corner):
+        if 0 <= x and x + size <= w and 0 <= y and y + size <= h:
+            out[k] = image[y:y + size, x:x + size]
+        else:
+            out[k] = image[np.clip(y + off, 0, h - 1)[:, None], np.clip(x + off, 0, w - 1)[None]]
+    return out
 
 
 def _flat_gain(small: np.ndarray, cloth: np.ndarray, factor: int) -> np.ndarray:
