@@ -1062,6 +1062,9 @@ class BallDetector:
                   & (d_own <= (0.6 * rr) ** 2))
         for k in range(nbr.shape[1]):
             o = (c[nbr[:, k]] + base[nbr[:, k]] - base).astype(np.float32)
+            # a neighbour's disc clear of every window (with a pixel to spare) takes nothing
+            if (np.hypot(*o.T) > np.sqrt(2) * (half + 1) + r_exp[nbr[:, k]] + 1).all():
+                continue
             d_o = (gx - o[:, 0, None, None]) ** 2 + (gy - o[:, 1, None, None]) ** 2
             bright &= d_o > (r_exp[nbr[:, k]] ** 2)[:, None, None]
         lit = bright.any((1, 2))
@@ -1076,9 +1079,11 @@ class BallDetector:
         n = len(c)
         cell = np.ones(d_own.shape, bool)
         for k in range(nbr.shape[1]):
+            far = dmat[np.arange(n), nbr[:, k]] > 3 * r_exp
+            if far.all():  # and so are the further neighbours
+                break
             o = (c[nbr[:, k]] - base).astype(np.float32)
             d_o = (gx - o[:, 0, None, None]) ** 2 + (gy - o[:, 1, None, None]) ** 2
-            far = dmat[np.arange(n), nbr[:, k]] > 3 * r_exp
             cell &= (d_own <= d_o) | far[:, None, None]
         return cell
 
@@ -1126,9 +1131,9 @@ def _flat_gain(small: np.ndarray, cloth: np.ndarray, factor: int) -> np.ndarray:
 
 def _apply_gain(bgr: np.ndarray, gain: np.ndarray) -> np.ndarray:
     """uint8 BGR (..., 3) times a float32 gain (..., 1) or (..., 3), back to uint8."""
-    if gain.shape[-1] == 1:
-        gain = np.repeat(gain, 3, axis=-1)
     if bgr.ndim == 3:
+        if gain.shape[-1] == 1:
+            gain = np.repeat(gain, 3, axis=-1)
         return cv2.multiply(bgr, gain, dtype=cv2.CV_8U)
     return np.clip(bgr * gain + 0.5, 0, 255).astype(np.uint8)
 
