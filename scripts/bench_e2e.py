@@ -16,6 +16,7 @@ shown to the moment the ``score`` event came out.
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import threading
 import time
@@ -23,14 +24,17 @@ from pathlib import Path
 
 import numpy as np
 
-from calibration.errors import InputError
-from calibration.find import calibrate_video
-from tracker.pipeline import Frame, Pipeline, file_frames
-from tracker.sim.truth import read_truth
-from tracker.track_command import make_detect
-from tracker.video import read_frames
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_videos"
+from calibration.errors import InputError  # noqa: E402
+from calibration.find import calibrate_video  # noqa: E402
+from tracker.pipeline import Frame, Pipeline, file_frames  # noqa: E402
+from tracker.sim.truth import read_truth  # noqa: E402
+from tracker.track_command import make_detect  # noqa: E402
+from tracker.video import read_frames  # noqa: E402
+
+SAMPLES = ROOT / "sample_videos"
 
 
 def decode_fps(path: Path) -> float:
