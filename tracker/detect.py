@@ -316,21 +316,38 @@ class TableGeometry:
         return out
 
 
-@functools.lru_cache(maxsize=1024)
+# every distance of a pixel offset (up to this many pixels each way) from a disc's centre,
+# sorted: a disc of radius r holds the offsets whose distance is one of the first
+# ``searchsorted(r)`` of them, so radii with the same count make the same disc
+_OFFSETS_MAX = 64
+_OFFSET_DIST = np.unique(np.hypot(*np.ogrid[0:_OFFSETS_MAX + 1, 0:_OFFSETS_MAX + 1]))
+
+
 def _disc_kernels(r: float) -> tuple[int, np.ndarray, np.ndarray, int, np.ndarray]:
     """What ``_explain_blob`` places for a ball of radius ``r`` (work px): the half-size
     ``rr`` of its window, the disc a found ball clears (a little more than the ball: the halo
     and a radius a bit off leave no crescent for a second disc), the disc's mean filter, and
     the half-size ``rs`` and disc of where no second ball can be (a nearer one is the shadow
-    under a ball, or its halo; in steep views the rows of the pack come to ~1.35 radii). The
-    radii repeat from frame to frame (they come from a map over the table)."""
-    rr = int(np.ceil(1.2 * r))
+    under a ball, or its halo; in steep views the rows of the pack come to ~1.35 radii)."""
+    rr, rs = int(np.ceil(1.2 * r)), int(np.ceil(0.9 * r))
+    if rr > _OFFSETS_MAX:
+        return _disc_kernels_within(rr, r, rs, 0.9 * r)
+    # the largest offset distance within each radius stands for it (the same discs)
+    within = np.searchsorted(_OFFSET_DIST, [r, 0.9 * r], side="right") - 1
+    d_disc, d_near = (float(_OFFSET_DIST[k]) if k >= 0 else -1.0 for k in within)
+    return _disc_kernels_within(rr, d_disc, rs, d_near)
+
+
+@functools.lru_cache(maxsize=256)
+def _disc_kernels_within(rr: int, r_disc: float, rs: int, r_near: float
+                         ) -> tuple[int, np.ndarray, np.ndarray, int, np.ndarray]:
+    """``_disc_kernels``: windows of half-size ``rr`` and ``rs``, discs of the offsets within
+    ``r_disc`` and ``r_near``."""
     yy, xx = np.ogrid[-rr:rr + 1, -rr:rr + 1]
-    disc = (np.hypot(xx, yy) <= r).astype(np.float32)
+    disc = (np.hypot(xx, yy) <= r_disc).astype(np.float32)
     kernel = disc / float(disc.sum())
-    rs = int(np.ceil(0.9 * r))
     ys, xs = np.ogrid[-rs:rs + 1, -rs:rs + 1]
-    near = (np.hypot(xs, ys) <= 0.9 * r).astype(np.float32)
+    near = (np.hypot(xs, ys) <= r_near).astype(np.float32)
     for a in (disc, kernel, near):
         a.setflags(write=False)
     return rr, disc, kernel, rs, near
