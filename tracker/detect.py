@@ -662,7 +662,7 @@ class BallDetector:
             return Detections.empty(with_mm=True), kept, claimed
         xy = self.geometry.centre_px(sil, r_exp)
         mm = self.geometry.to_table(xy)
-        r_exp = self._radius_at(xy, prep)
+        r_exp = self.geometry.radius_px(mm) * self.radius_scale  # ``_radius_at(xy)``
         t, m = self.table, cfg.edge_margin_mm
         r = t.ball_radius_mm
         inside = ((mm[:, 0] > r - m) & (mm[:, 0] < t.width_mm - r + m)
