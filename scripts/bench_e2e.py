@@ -67,8 +67,8 @@ def run_clip(path: Path, overlay: bool) -> dict:
         writer = VideoWriter(tmp, cal.image_size, fps, preset="veryfast", background=True)
         board = Scoreboard(players=tuple(meta["players"]))
     t0 = time.perf_counter()
-    for frame in frames:
-        res = pipe.process(frame)
+    for res in pipe.run(frames):
+        frame = res.frame
         events += res.events
         states.append(res.state)
         if writer is not None:

@@ -122,6 +122,13 @@ def blurred(means: np.ndarray, cloth: np.ndarray, share: float | np.ndarray) -> 
                  np.degrees(np.arctan2(x[:, 2], x[:, 1])) % 360]
 
 
+def _with_blur(sharp: np.ndarray, blur: np.ndarray) -> np.ndarray:
+    """(N, 8) class costs ``sharp`` with the blurring classes' (N, B) ``blur`` where cheaper."""
+    out = sharp.copy()
+    out[:, _BLURS] = np.minimum(out[:, _BLURS], blur)
+    return out
+
+
 def max_counts(table: SnookerTableSpec = SNOOKER) -> np.ndarray:
     """(8,) most balls of each class of ``BALL_CLASSES`` on the table."""
     return np.array([table.reds if c == "red" else 1 for c in BALL_CLASSES])
@@ -141,7 +148,8 @@ def assign(cost: np.ndarray, counts: np.ndarray, reject_cost: float | np.ndarray
     counts = np.minimum(np.asarray(counts, int), n)
     cols = np.repeat(np.arange(k), counts)
     rej = np.broadcast_to(np.asarray(reject_cost, np.float64), (n,))
-    big = np.c_[cost[:, cols], np.where(np.eye(n, dtype=bool), rej[:, None], 1e9)]
+    big = np.concatenate([cost[:, cols], np.where(np.eye(n, dtype=bool), rej[:, None], 1e9)],
+                         axis=1)
     rows, picked = linear_sum_assignment(big)
     out = np.full(n, -1)
     slot = picked < len(cols)
@@ -208,23 +216,28 @@ class ColourClassifier:
         m = self.means if means is None else means
         sd = self.stds if stds is None else stds
         if cloth is not None:
-            out = self.cost(feats, m, sd)
-            # each blurring class at every share at once: (S * B) pseudo-classes
-            shares = np.repeat(_BLUR_SHARES, _BLURS.sum())
-            mb = blurred(m[_BLURS], cloth, _BLUR_SHARES)
-            c = self.cost(feats, mb, np.tile(sd[_BLURS], (len(_BLUR_SHARES), 1)))
-            c = (c + self.blur_cost * shares).reshape(len(feats), len(_BLUR_SHARES), -1)
-            out[:, _BLURS] = np.minimum(out[:, _BLURS], c.min(1))
-            return out
+            return _with_blur(self.cost(feats, m, sd), self._blur_cost(feats, m, sd, cloth))
         z2, sd_h = _z2(feats, m, sd)
         return 0.5 * z2 + np.log(sd[None, :, 0] * sd[None, :, 1]) + np.log(sd_h)
 
-    def _teaching(self, f: np.ndarray, cls: np.ndarray, means: np.ndarray, bonus: np.ndarray
-                  ) -> np.ndarray:
+    def _blur_cost(self, feats: np.ndarray, m: np.ndarray, sd: np.ndarray, cloth: np.ndarray
+                   ) -> np.ndarray:
+        """(N, B) cost of each blurring class (means ``m`` (8, 3), spreads ``sd``) as its
+        likeliest blur over the cloth (features ``cloth`` (3,)), for :meth:`cost`."""
+        # each blurring class at every share at once: (S * B) pseudo-classes
+        shares = np.repeat(_BLUR_SHARES, _BLURS.sum())
+        mb = blurred(m[_BLURS], cloth, _BLUR_SHARES)
+        c = self.cost(feats, mb, np.tile(sd[_BLURS], (len(_BLUR_SHARES), 1)))
+        c = (c + self.blur_cost * shares).reshape(len(feats), len(_BLUR_SHARES), -1)
+        return c.min(1)
+
+    def _teaching(self, f: np.ndarray, cls: np.ndarray, means: np.ndarray, bonus: np.ndarray,
+                  cost: np.ndarray | None = None) -> np.ndarray:
         """``cls`` (N,) with -1 for the balls whose class under ``means`` (8, 3), less its
         ``bonus`` (N, 8), costs more than ``teach_margin`` over their best class: called that
-        class for want of a better, they say nothing of its colour."""
-        c = self.cost(f, means) - bonus
+        class for want of a better, they say nothing of its colour. ``cost``: ``cost(f,
+        means)`` when already known."""
+        c = (self.cost(f, means) if cost is None else cost) - bonus
         own = c[np.arange(len(f)), cls.clip(0)]
         return np.where((cls >= 0) & (own - c.min(1) <= self.teach_margin), cls, -1)
 
@@ -290,17 +303,38 @@ class ColourClassifier:
         what a ball may teach (a class it is only for having been it a frame before does
         not make it that class's colour); ``cloth`` as in :meth:`cost`. Blurred balls are
         classified but teach nothing."""
+        # the costs under each set of means met (the rounds often leave some classes, or
+        # all, where they were)
+        known: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+        blur: dict[bytes, np.ndarray] = {}
+
+        def costs(means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            """(sharp cost, cost with the blur) under ``means``, as :meth:`cost` gives them."""
+            key = means.tobytes()
+            if key not in known:
+                sharp = self.cost(f, means)
+                if cloth is None:
+                    known[key] = sharp, sharp
+                else:
+                    key_b = means[_BLURS].tobytes()
+                    if key_b not in blur:
+                        blur[key_b] = self._blur_cost(f, means, self.stds, cloth)
+                    known[key] = sharp, _with_blur(sharp, blur[key_b])
+            return known[key]
+
         means = start.copy()
+        _, full = costs(means)
         for _ in range(3):
-            cls = assign(self.cost(f, means, cloth=cloth) - bonus, counts, reject)
+            cls = assign(full - bonus, counts, reject)
             means = self._expose(f, cls, means)
-            blurred_cost = self.cost(f, means, cloth=cloth)
-            cls = assign(blurred_cost - bonus, counts, reject)
-            sharp = self.cost(f, means) <= blurred_cost + 1e-9
-            taught = self._teaching(f, np.where(sharp[np.arange(len(f)), cls], cls, -1), means,
-                                    spots)
+            sharp, full = costs(means)
+            cls = assign(full - bonus, counts, reject)
+            clear = sharp <= full + 1e-9
+            taught = self._teaching(f, np.where(clear[np.arange(len(f)), cls], cls, -1), means,
+                                    spots, sharp)
             means = self._reestimate(f, taught, means)
-        c = self.cost(f, means, cloth=cloth) - bonus
+            _, full = costs(means)
+        c = full - bonus
         return assign(c, counts, reject), means, c
 
     def _learn(self, f: np.ndarray, cls: np.ndarray, means: np.ndarray) -> np.ndarray:

@@ -27,6 +27,7 @@ Colour classification is ``tracker.colour``; this module measures each ball's bo
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -328,6 +329,43 @@ class TableGeometry:
         return out
 
 
+# every distance of a pixel offset (up to this many pixels each way) from a disc's centre,
+# sorted: a disc of radius r holds the offsets whose distance is one of the first
+# ``searchsorted(r)`` of them, so radii with the same count make the same disc
+_OFFSETS_MAX = 64
+_OFFSET_DIST = np.unique(np.hypot(*np.ogrid[0:_OFFSETS_MAX + 1, 0:_OFFSETS_MAX + 1]))
+
+
+def _disc_kernels(r: float) -> tuple[int, np.ndarray, np.ndarray, int, np.ndarray]:
+    """What ``_explain_blob`` places for a ball of radius ``r`` (work px): the half-size
+    ``rr`` of its window, the disc a found ball clears (a little more than the ball: the halo
+    and a radius a bit off leave no crescent for a second disc), the disc's mean filter, and
+    the half-size ``rs`` and disc of where no second ball can be (a nearer one is the shadow
+    under a ball, or its halo; in steep views the rows of the pack come to ~1.35 radii)."""
+    rr, rs = int(np.ceil(1.2 * r)), int(np.ceil(0.9 * r))
+    if rr > _OFFSETS_MAX:
+        return _disc_kernels_within(rr, r, rs, 0.9 * r)
+    # the largest offset distance within each radius stands for it (the same discs)
+    within = np.searchsorted(_OFFSET_DIST, [r, 0.9 * r], side="right") - 1
+    d_disc, d_near = (float(_OFFSET_DIST[k]) if k >= 0 else -1.0 for k in within)
+    return _disc_kernels_within(rr, d_disc, rs, d_near)
+
+
+@functools.lru_cache(maxsize=256)
+def _disc_kernels_within(rr: int, r_disc: float, rs: int, r_near: float
+                         ) -> tuple[int, np.ndarray, np.ndarray, int, np.ndarray]:
+    """``_disc_kernels``: windows of half-size ``rr`` and ``rs``, discs of the offsets within
+    ``r_disc`` and ``r_near``."""
+    yy, xx = np.ogrid[-rr:rr + 1, -rr:rr + 1]
+    disc = (np.hypot(xx, yy) <= r_disc).astype(np.float32)
+    kernel = disc / float(disc.sum())
+    ys, xs = np.ogrid[-rs:rs + 1, -rs:rs + 1]
+    near = (np.hypot(xs, ys) <= r_near).astype(np.float32)
+    for a in (disc, kernel, near):
+        a.setflags(write=False)
+    return rr, disc, kernel, rs, near
+
+
 def _silhouette_offsets(cam: Camera, centres_mm: np.ndarray, r_mm: float, n: int = 48
                         ) -> np.ndarray:
     """(N, 2) silhouette area centroid minus projected centre, for spheres at (N, 3) mm."""
@@ -404,6 +442,7 @@ class BallDetector:
         # the last answer and the work image each part of it was found in
         self._last: Detections | None = None
         self._seen: np.ndarray | None = None
+        self._seen_mean: tuple[float, float, float] | None = None  # of ``_seen`` on the table
 
     @property
     def cloth(self) -> ClothModel | None:
@@ -417,6 +456,7 @@ class BallDetector:
         self._glint_at = None
         self._last = None
         self._seen = None
+        self._seen_mean = None
 
     # -- precomputation -------------------------------------------------------------------------
     def _prepare(self, w: int, h: int) -> _Frame:
@@ -554,6 +594,7 @@ class BallDetector:
             window, region = (0, 0, small.shape[1], small.shape[0]), None
             found = self._look(frame, small, prep, window, region)
         new, kept, claimed = found
+        self._seen_mean = None
         if kept is None:
             self._seen = small.copy()
             result = new
@@ -573,11 +614,13 @@ class BallDetector:
         differences averaged over 3 x 3 pixels (sensor and codec noise is not)."""
         # the lamps' flicker and dimming change the whole picture alike
         m = prep.mask[::4, ::4]
-        now, then = cv2.mean(small[::4, ::4], m)[:3], cv2.mean(self._seen[::4, ::4], m)[:3]
+        if self._seen_mean is None:
+            self._seen_mean = cv2.mean(self._seen[::4, ::4], m)[:3]
+        now, then = cv2.mean(small[::4, ::4], m)[:3], self._seen_mean
         gain = sum(now) / max(sum(then), 1.0)
         seen = self._seen if abs(gain - 1) < 0.01 else cv2.convertScaleAbs(self._seen, alpha=gain)
-        diff = cv2.absdiff(small, seen)
-        most = cv2.max(cv2.max(diff[..., 0], diff[..., 1]), diff[..., 2])
+        b, g, r = cv2.split(cv2.absdiff(small, seen))
+        most = cv2.max(cv2.max(b, g), r)
         most = cv2.blur(most, (3, 3))
         changed = cv2.compare(most, self.config.change_level, cv2.CMP_GE)
         changed = cv2.bitwise_and(changed, prep.mask)
@@ -641,7 +684,7 @@ class BallDetector:
             return Detections.empty(with_mm=True), kept, claimed
         xy = self.geometry.centre_px(sil, r_exp)
         mm = self.geometry.to_table(xy)
-        r_exp = self._radius_at(xy, prep)
+        r_exp = self.geometry.radius_px(mm) * self.radius_scale  # ``_radius_at(xy)``
         t, m = self.table, cfg.edge_margin_mm
         r = t.ball_radius_mm
         inside = ((mm[:, 0] > r - m) & (mm[:, 0] < t.width_mm - r + m)
@@ -719,23 +762,29 @@ class BallDetector:
                            & (wstats[:, cv2.CC_STAT_AREA] > g["arm_area"])))
             reaching[0] = False
         r_blob = prep.radius[sub][cent[1:, 1].astype(int), cent[1:, 0].astype(int)] / f
-        strong = np.bincount(labels[score >= 2 * _FG_LEVEL], minlength=n)[1:]
         look = np.ones(n, bool)
         if region is None:
+            strong = np.bincount(labels[score >= 2 * _FG_LEVEL], minlength=n)[1:]
             self._measure_radius(stats[1:], r_blob, strong)
             claimed = np.ones(fg.shape, bool)
         else:
             meets = region > 0
             look = np.bincount(labels[meets], minlength=n) > 0
             look[0] = False
-            claimed = meets | look[labels]
-            # the whole blobs of what is looked at must lie inside the window
-            comp, sel = labels, look
+            # what is looked at: the changed pixels and the blobs meeting them
+            claimed = meets.copy()
             if whole is not None:
-                comp = whole
                 sel = np.zeros(nc, bool)
-                sel[whole[look[labels]]] = True
-                sel[0] = False
+            for i in np.flatnonzero(look):
+                bx, by, bw, bh = stats[i, :4]
+                sl = (slice(by, by + bh), slice(bx, bx + bw))
+                blob = labels[sl] == i
+                claimed[sl] |= blob
+                if whole is not None:
+                    sel[whole[sl][blob]] = True
+            # the whole blobs of what is looked at must lie inside the window
+            comp, sel = (labels, look) if whole is None else (whole, sel)
+            sel[0] = False
             hh, ww = comp.shape
             full_h, full_w = prep.mask.shape
             edges = ([comp[0]] if wy0 > 0 else []) + ([comp[:, 0]] if wx0 > 0 else []) + (
@@ -852,22 +901,12 @@ class BallDetector:
         unexplained pixels (``blob``: soft membership 0..1 in its bounding box at ``bx``,
         ``by``; ``image`` the BGR pixels of that box, if known); (x, y) work px."""
         pad = int(np.ceil(r)) + 2
-        resid = np.pad(blob.astype(np.float32), pad)
-        rr = int(np.ceil(1.2 * r))
-        yy, xx = np.mgrid[-rr:rr + 1, -rr:rr + 1]
-        disc = (np.hypot(xx, yy) <= r).astype(np.float32)
-        kernel = disc / float(disc.sum())
-        # a found ball clears a little more than its disc: the halo and a radius a bit off
-        # leave no crescent for a second disc
-        disc = (np.hypot(xx, yy) <= 1.0 * r).astype(np.float32)
+        resid = np.zeros((blob.shape[0] + 2 * pad, blob.shape[1] + 2 * pad), np.float32)
+        resid[pad:-pad, pad:-pad] = blob
+        rr, disc, kernel, rs, near = _disc_kernels(r)
         original = resid.copy()
         out = []
-        # balls are at least this far apart in the image (a nearer one is the shadow under a
-        # ball, or its halo); in steep views the rows of the pack come to ~1.35 radii
         apart = np.ones_like(resid)
-        rs = int(np.ceil(0.9 * r))
-        ys_, xs_ = np.mgrid[-rs:rs + 1, -rs:rs + 1]
-        near = (np.hypot(xs_, ys_) <= 0.9 * r).astype(np.float32)
         raw = cv2.filter2D(resid, -1, kernel, borderType=cv2.BORDER_CONSTANT)
         # inside something reaching in from outside (an arm, the cue) a ball is rare and a
         # few tries are made; in one much bigger than a ball (an arm, a body), first where a
@@ -1014,7 +1053,7 @@ class BallDetector:
         gh, gw = prep.grid["gain"].shape[:2]
         gain = prep.grid["gain"][((iy - ry0) // f).clip(0, gh - 1)[:, :, None],
                                  ((ix - rx0) // f).clip(0, gw - 1)[:, None, :]]
-        win = _apply_gain(frame[iy[:, :, None], ix[:, None, :]], gain)  # (N, S, S, 3)
+        win = _apply_gain(_windows(frame, base - half, 2 * half + 1), gain)  # (N, S, S, 3)
         score = np.take(self._lut, lut_index(win)).astype(np.float32)
         # soft membership: 0 at half the threshold, 1 at twice it
         alpha = np.clip((score - _FG_LEVEL * 0.5) / (_FG_LEVEL * 1.5), 0, 1)
@@ -1064,11 +1103,11 @@ class BallDetector:
         # of it; a ball touching another object, on one side only
         ring2 = cell & (d_own > (1.3 * rr) ** 2) & (d_own <= (1.8 * rr) ** 2) & valid
         sector = ((np.arctan2(dy, dx) + np.pi) / (np.pi / 4)).astype(np.int32) % 8
-        occupied = np.zeros((n, 8), bool)
-        for k in range(8):
-            in_k = ring2 & (sector == k)
-            occupied[:, k] = ((strong & in_k).sum((1, 2))
-                              > 0.3 * np.maximum(in_k.sum((1, 2)), 1))
+        # the ring's pixels and its strong ones in each of the 8 sectors of each window
+        slot = (np.arange(n)[:, None, None] * 8 + sector)[ring2]
+        in_k = np.bincount(slot, minlength=8 * n).reshape(n, 8)
+        strong_k = np.bincount(slot, weights=strong[ring2], minlength=8 * n).reshape(n, 8)
+        occupied = strong_k > 0.3 * np.maximum(in_k, 1)
         through = np.any(occupied[:, :4] & occupied[:, 4:], axis=1)
         # a disc split off a ball onto the shadow under it: its own part is mostly weak
         # (dark cloth), where a ball's, even a black one's, is solid
@@ -1083,10 +1122,13 @@ class BallDetector:
         # darkened, and unlit (every ball, a black one too, shows the lamps' highlight within
         # 0.6 radii of its centre; a shadow is lit nowhere off its neighbours' discs)
         glint = min(_HIGHLIGHT * self._cloth.level, _WHITE)
-        bright = ((win.sum(-1, dtype=np.int32) >= glint)
+        bright = ((win[..., 0].astype(np.int32) + win[..., 1] + win[..., 2] >= glint)
                   & (d_own <= (0.6 * rr) ** 2))
         for k in range(nbr.shape[1]):
             o = (c[nbr[:, k]] + base[nbr[:, k]] - base).astype(np.float32)
+            # a neighbour's disc clear of every window (with a pixel to spare) takes nothing
+            if (np.hypot(*o.T) > np.sqrt(2) * (half + 1) + r_exp[nbr[:, k]] + 1).all():
+                continue
             d_o = (gx - o[:, 0, None, None]) ** 2 + (gy - o[:, 1, None, None]) ** 2
             bright &= d_o > (r_exp[nbr[:, k]] ** 2)[:, None, None]
         lit = bright.any((1, 2))
@@ -1193,11 +1235,27 @@ class BallDetector:
         n = len(c)
         cell = np.ones(d_own.shape, bool)
         for k in range(nbr.shape[1]):
+            far = dmat[np.arange(n), nbr[:, k]] > 3 * r_exp
+            if far.all():  # and so are the further neighbours
+                break
             o = (c[nbr[:, k]] - base).astype(np.float32)
             d_o = (gx - o[:, 0, None, None]) ** 2 + (gy - o[:, 1, None, None]) ** 2
-            far = dmat[np.arange(n), nbr[:, k]] > 3 * r_exp
             cell &= (d_own <= d_o) | far[:, None, None]
         return cell
+
+
+def _windows(image: np.ndarray, corner: np.ndarray, size: int) -> np.ndarray:
+    """(N, size, size, C) windows of ``image`` (H, W, C) whose top-left pixels are ``corner``
+    (N, 2) (x, y); pixels past the image's edge repeat its nearest edge pixel."""
+    h, w = image.shape[:2]
+    out = np.empty((len(corner), size, size) + image.shape[2:], image.dtype)
+    off = np.arange(size)
+    for k, (x, y) in enumerate(corner):
+        if 0 <= x and x + size <= w and 0 <= y and y + size <= h:
+            out[k] = image[y:y + size, x:x + size]
+        else:
+            out[k] = image[np.clip(y + off, 0, h - 1)[:, None], np.clip(x + off, 0, w - 1)[None]]
+    return out
 
 
 def _flat_gain(small: np.ndarray, cloth: np.ndarray, factor: int) -> np.ndarray:
@@ -1229,9 +1287,9 @@ def _flat_gain(small: np.ndarray, cloth: np.ndarray, factor: int) -> np.ndarray:
 
 def _apply_gain(bgr: np.ndarray, gain: np.ndarray) -> np.ndarray:
     """uint8 BGR (..., 3) times a float32 gain (..., 1) or (..., 3), back to uint8."""
-    if gain.shape[-1] == 1:
-        gain = np.repeat(gain, 3, axis=-1)
     if bgr.ndim == 3:
+        if gain.shape[-1] == 1:
+            gain = np.repeat(gain, 3, axis=-1)
         return cv2.multiply(bgr, gain, dtype=cv2.CV_8U)
     return np.clip(bgr * gain + 0.5, 0, 255).astype(np.uint8)
 
@@ -1472,6 +1530,17 @@ def _concat(a: Detections, b: Detections) -> Detections:
                       cat(a.confidence, b.confidence), cat(a.xy_mm, b.xy_mm), cat(a.lab, b.lab))
 
 
+def _groups(linked: np.ndarray) -> np.ndarray:
+    """(N,) the connected group of each node of the symmetric (N, N) bool ``linked``, named
+    by its lowest node."""
+    group = np.arange(len(linked))
+    while True:
+        lower = np.where(linked, group[None], group[:, None]).min(1)
+        if np.array_equal(lower, group):
+            return group
+        group = lower
+
+
 def _dedupe(d: Detections, r_mm: float = SNOOKER.ball_radius_mm,
             cloth_lab: np.ndarray | None = None) -> Detections:
     """One detection for each group closer than two balls can be: on the table nearer than 1.6
@@ -1488,8 +1557,6 @@ def _dedupe(d: Detections, r_mm: float = SNOOKER.ball_radius_mm,
     ball (the head and the tail of a dark ball's blur)."""
     if len(d) < 2:
         return d
-    from scipy.sparse.csgraph import connected_components
-
     px = np.hypot(*(d.xy_px[:, None] - d.xy_px[None]).transpose(2, 0, 1))
     r = np.minimum(d.r_px[:, None], d.r_px[None])
     if d.xy_mm is not None:
@@ -1510,9 +1577,10 @@ def _dedupe(d: Detections, r_mm: float = SNOOKER.ball_radius_mm,
         with np.errstate(divide="ignore", invalid="ignore"):
             slack = 3.0 * mm / np.maximum(px, 1e-6)
         close = close | ((mm + slack < 1.6 * r_mm) & (px < 2.2 * r))
-    n_groups, group = connected_components(close, directed=False)
-    if n_groups == len(d):
+    np.fill_diagonal(close, False)
+    if not close.any():  # every detection on its own
         return d
+    group = _groups(close | close.T)
     keep = np.ones(len(d), bool)
     xy_px, xy_mm = d.xy_px.copy(), None if d.xy_mm is None else d.xy_mm.copy()
     conf = d.confidence

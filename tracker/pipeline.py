@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -127,6 +127,19 @@ class LiveSource:
 
 
 # -- the pipeline -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Seen:
+    """What the detection stage made of one frame: the ``calibrated`` events of a knocked
+    camera found again, the classified detections, and the calibration in force for it (its
+    camera, or None, and its pockets' pixels)."""
+
+    events: list[dict]
+    detections: object
+    calibration: Calibration
+    camera: object
+    pockets_px: dict
+
+
 @dataclass
 class Pipeline:
     """Per-frame work from pixels to the score.
@@ -140,6 +153,10 @@ class Pipeline:
     calibration; when the camera has been knocked the table is found again, ``rebuild`` makes a
     new ``detect`` for the new calibration, and a ``calibrated`` event is emitted. Positions stay
     in table mm, so the tracks go on through it.
+
+    ``process(frame)`` takes one frame through every stage; ``run(frames)`` gives the same
+    results for a whole source, detecting each frame on a thread of its own while the frame
+    before it is tracked.
     """
 
     calibration: Calibration
@@ -195,15 +212,37 @@ class Pipeline:
                 record_event(self.frame_start, frame, t)]
 
     def process(self, frame: Frame) -> FrameResult:
+        return self._follow(frame, self._see(frame))
+
+    def run(self, frames: Iterable[Frame], ahead: bool = True) -> Iterator[FrameResult]:
+        """The results of ``process`` for every frame of ``frames``, in order. With ``ahead``
+        each frame's detection (the camera check, the detector and the colour classifier, whose
+        state follows from the frames before it alone) runs on a thread, one frame ahead of the
+        tracking, the shots and the referee (OpenCV and most of numpy let the two run on two
+        cores)."""
+        if not ahead:
+            for frame in frames:
+                yield self.process(frame)
+            return
+        for frame, seen in read_ahead(((f, self._see(f)) for f in frames), depth=2):
+            yield self._follow(frame, seen)
+
+    def _see(self, frame: Frame) -> _Seen:
+        """The detection stage of one frame."""
         recalibrated = self._check_camera(frame)
-        det = self.detect(frame.image)
+        return _Seen(recalibrated, self.detect(frame.image), self.calibration, self._camera,
+                     self._pockets_px)
+
+    def _follow(self, frame: Frame, seen: _Seen) -> FrameResult:
+        """The tracking, shot and referee stages of one frame, after its detection."""
+        det = seen.detections
         state = self.tracker.update(frame.index, frame.t, np.asarray(det.xy_mm, float),
                                     np.asarray(det.cls, int), np.asarray(det.confidence, float))
-        events = recalibrated
+        events = list(seen.events)
         for e in state.events:
             e = dict(e)
             if e["type"] == "pot":
-                e["pocket_px"] = self._pockets_px[e["pocket"]]
+                e["pocket_px"] = seen.pockets_px[e["pocket"]]
             events.append(e)
         for e in self.shots.update(state):
             record = e.pop("record", None)
@@ -212,7 +251,8 @@ class Pipeline:
                 events.extend(self._score(record, e["frame"], e["t"]))
         settled = min(frame.t, self.tracker.settled_t(frame.t), self.shots.settled_t(frame.t))
         events = self._in_order(events, settled)
-        return FrameResult(frame, state, events, self.ball_px(state.xy_mm))
+        return FrameResult(frame, state, events,
+                           self._ball_px(state.xy_mm, seen.camera, seen.calibration))
 
     def _in_order(self, events: list[dict], settled: float) -> list[dict]:
         """The events that are due, in time order. Some are known a little after they happen
@@ -247,13 +287,17 @@ class Pipeline:
 
     def ball_px(self, xy_mm: np.ndarray) -> np.ndarray:
         """(N, 2) table mm of ball centres -> (N, 2) raw px (NaN stays NaN)."""
+        return self._ball_px(xy_mm, self._camera, self.calibration)
+
+    def _ball_px(self, xy_mm: np.ndarray, camera, calibration: Calibration) -> np.ndarray:
+        """``ball_px`` through ``camera`` (or, None, the homography of ``calibration``)."""
         xy_mm = np.asarray(xy_mm, float).reshape(-1, 2)
         out = np.full_like(xy_mm, np.nan)
         ok = np.isfinite(xy_mm).all(axis=1)
         if ok.any():
-            if self._camera is not None:
+            if camera is not None:
                 pts = np.c_[xy_mm[ok], np.full(int(ok.sum()), self.table.ball_radius_mm)]
-                out[ok] = self._camera.project(pts)
+                out[ok] = camera.project(pts)
             else:
-                out[ok] = self.calibration.table_to_px(xy_mm[ok])
+                out[ok] = calibration.table_to_px(xy_mm[ok])
         return out

@@ -160,12 +160,17 @@ def run(args: argparse.Namespace) -> int:
                 log.write(e)
                 if page is not None:
                     page.publish(e)
-        for frame in frames:
-            if frame.index <= skip_to:
-                if bar is not None:
+        def resumed(frames):
+            """The frames after the last one the resumed log holds."""
+            for frame in frames:
+                if frame.index > skip_to:
+                    yield frame
+                elif bar is not None:
                     bar.update(1)
-                continue
-            res = pipe.process(frame)
+
+        # a live source is detected frame by frame, so that no frame waits in between
+        for res in pipe.run(resumed(frames), ahead=not live):
+            frame = res.frame
             for e in res.events:
                 log.write(e)
                 if page is not None:

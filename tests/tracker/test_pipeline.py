@@ -117,3 +117,37 @@ def test_knocked_camera_is_recalibrated():
     for name, (x, y) in cal.pockets_px().items():
         nx, ny = recal[0]["pockets_px"][name]
         assert abs(nx - x - 14) < 2.5 and abs(ny - y) < 2.5, name
+
+
+def test_run_ahead_gives_what_process_gives():
+    """Detection on a thread of its own, a frame ahead of the tracking, changes nothing: a
+    sample clip, then its frames shifted as if the camera had been knocked (the calibration
+    each frame is drawn with changes under way), give the same states, image positions and
+    events through ``run`` as frame by frame through ``process``."""
+    import cv2
+
+    from tracker.track_command import make_detect
+    from tracker.video import read_frames
+
+    clip = SAMPLES / "touching.mp4"
+    meta, _ = read_truth(clip)
+    cal = Calibration.from_camera(Camera.from_dict(meta["camera"]))
+    images = [image for _, image in zip(range(12), read_frames(clip))]
+    shift = np.float32([[1, 0, 14], [0, 1, 0]])
+    images += [cv2.warpAffine(images[k % 12], shift, (images[0].shape[1], images[0].shape[0]))
+               for k in range(12, 40)]
+    frames = [Frame(k, k / meta["fps"], image) for k, image in enumerate(images)]
+
+    def results(ahead):
+        pipe = Pipeline(cal, make_detect(cal), monitor_every=2, rebuild=make_detect)
+        out = list(pipe.run(frames, ahead=ahead))
+        return out, pipe.finish()
+
+    (one, one_end), (two, two_end) = results(False), results(True)
+    assert [e["type"] for r in one for e in r.events].count("calibrated") == 1
+    for a, b in zip(one, two, strict=True):
+        assert a.frame.index == b.frame.index and a.events == b.events
+        np.testing.assert_array_equal(a.state.track_ids, b.state.track_ids)
+        np.testing.assert_array_equal(a.state.xy_mm, b.state.xy_mm)
+        np.testing.assert_array_equal(a.xy_px, b.xy_px)
+    assert one_end == two_end
