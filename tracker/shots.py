@@ -26,6 +26,17 @@ a few frames on, on lines over twice the span. A ball off a cushion meets it aga
 only when struck back by a ball that came beside it. The cushion is the nose segment between
 the knuckles it touched (at the knuckles and beyond are the jaws).
 
+Several impulses inside a frame interval or two (a kiss, the red's bounce off the cushion
+beside it, the kiss again) leave no line that holds between them, so each is tested as a
+hypothesis against the lines that do. Two balls' centre of mass runs straight through their
+kisses: when it turned at a nose one of them was sent at by their contact, and only that one
+could have been there by then, that ball met the cushion (its own lines stopped by the kiss
+again), and the pair kissed again where their lines after put them a diameter apart. A pair
+kisses again soon after only when a cushion turned one of them in between. A ball that came
+straight back off a resting ball that did not move (it passed the blow on to the cushion it
+lay against) kissed it: its lines meet a diameter from that ball, turned along the line of
+centres.
+
 Balls touching the white at rest (Section 3 Rule 8) are reported as ``touching`` events: between
 shots once they have rested so for ``rest_s``, and at the end of a shot, when the shot record
 carries the first of them as ``touching_after`` (False when none).
@@ -45,6 +56,10 @@ from tracker.track import TableState
 _NUDGE_S = 0.2
 # s: how long after the white came by a ball's creeping off its place is put down to a touch
 _NUDGE_WATCH_S = 1.0
+# the least a contact sends a ball at, as a share of the most (a perfectly elastic kiss): the
+# balls' restitution (0.92-0.98), the cloth's friction (~2 m/s^2 while sliding) and the lines'
+# speeds (a tenth off) take up to a third
+_SENT_LEAST = 2 / 3
 # s: how long after the white left a ball it went through it is known whether that ball was
 # set moving before (contacts are dated some frames on, a creep from a touch later still)
 _JUMP_S = 0.5
@@ -84,7 +99,10 @@ class ShotConfig:
     frames either side (their speeds' noise is ~7 mm/s at 1 mm of position noise and 30 fps,
     a third of the short lines'). On the stress set with detection noise seeds 0/1/2, 15 mm/s
     found 0/9/0 more cushions and 0/1/0 false ones; 10 mm/s 3/10/4 and 0/3/0; 7 mm/s (seed 1)
-    14 and 6."""
+    14 and 6; sent_deg: how far the direction a contact sends a ball in may be off the line
+    of centres the lines give (the centres a few millimetres off over a diameter, ~3 degrees,
+    and the throw of the balls' friction, up to ~5): where a ball sent at a nose met it is
+    known to its path's length times the tangent."""
 
     start_mm: float = 8.0
     moved_mm: float = 6.0
@@ -106,17 +124,35 @@ class ShotConfig:
     touch_mm: float = 1.0
     knuckle_mm: float = 1.0
     slow_cushion_mm_s: float = 10.0
+    sent_deg: float = 6.0
 
     def __post_init__(self):
         for name in ("start_mm", "moved_mm", "onset_mm", "pass_frac", "still_mm_s", "rest_s",
                      "smooth_s", "hidden_s", "max_speed_mm_s", "fit_frames", "contact_tol_mm",
                      "overlap_mm", "kick_mm_s", "friction_mm_s2", "start_mm_s", "cushion_mm_s",
-                     "nudge_mm", "touch_mm", "knuckle_mm", "slow_cushion_mm_s"):
+                     "nudge_mm", "touch_mm", "knuckle_mm", "slow_cushion_mm_s", "sent_deg"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"ShotConfig.{name} must be positive, got {getattr(self, name)}")
         if int(self.fit_frames) != self.fit_frames or self.fit_frames < 2:
             raise ValueError(f"ShotConfig.fit_frames must be a whole number >= 2, "
                              f"got {self.fit_frames}")
+
+
+@dataclass
+class _Drive:
+    """A contact whose pair may go on to a cushion: the pair's centre of mass moves on a
+    straight line through every kiss between them, so only a cushion (or a third ball) turns
+    it. balls (2,) ids; t the contact; xy (2, 2) their centres then; sent (2, 2) the most
+    each can have been sent at (a perfectly elastic kiss: the other's speed along the line of
+    centres passed on whole); v_before (2, 2) their velocities before; centre_v (2,) the
+    centre's velocity before the contact."""
+
+    balls: tuple[str, str]
+    t: float
+    xy: np.ndarray
+    sent: np.ndarray
+    v_before: np.ndarray
+    centre_v: np.ndarray
 
 
 @dataclass
@@ -150,6 +186,8 @@ class _Shot:
     classes: dict[str, str] = field(default_factory=dict)
     judged: set[str] = field(default_factory=set)  # balls gone through, jumped or not known
     jumps: list[dict] = field(default_factory=list)  # the jump events of the shot
+    drives: list[_Drive] = field(default_factory=list)  # contacts whose pair may meet a nose
+    drove: dict[frozenset, float] = field(default_factory=dict)  # pair -> its last drive's t
 
 
 def _since(history: list, t: float) -> list:
@@ -392,7 +430,7 @@ class ShotTracker:
         hits: dict[int, list[float]] = {}
         from_rest: list[tuple[int, np.ndarray, float]] = []
         out += self._contacts(shot, ids, t, nb, pb, vb, okb, pa, va, oka, started, depart,
-                              resting, kicked, kick, hits, from_rest)
+                              resting, kicked, kick, spanned, hits, from_rest)
         out += self._squeezes(shot, ids, t0, t1, pb, pa, va, from_rest)
         # each line holds between the impulses of the interval: the line before up to the
         # first contact, the line after back to the last one or to leaving a resting place
@@ -409,6 +447,7 @@ class ShotTracker:
         out += self._cushions(shot, ids, t, nb, pb, vb, okb, pa, va, oka, before_to,
                               after_from, np.array([n in hits for n in range(len(ids))]),
                               np.where(ok_long[:, None], v_long, np.nan), spanned)
+        out += self._driven(shot, ids, t0, t1, pa, va, oka, kick)
         for n in np.flatnonzero(started):
             shot.moved.add(ids[n])
         if "white" in ids and t1 > shot.t + 1e-9:
@@ -457,15 +496,125 @@ class ShotTracker:
             out += self._bounce(shot, ids[n], s, when, pb[n] + vb[n] * (meet[n, s] - t0), dt)
         return out
 
+    @staticmethod
+    def _cushioned(shot: _Shot, pair: frozenset, t0: float, t1: float) -> float | None:
+        """The first time in (t0, t1] a ball of ``pair`` met a cushion (None if none)."""
+        when = [t for (b, _), t in shot.last_cushion.items() if b in pair and t0 < t <= t1]
+        return min(when) if when else None
+
+    def _driven(self, shot: _Shot, ids, t0: float, t1: float, pa, va, oka,
+                kick: float) -> list[dict]:
+        """Cushions of balls sent at a nose by a contact (``shot.drives``) whose own lines do
+        not show it (a kiss again soon after stopped the ball), and that kiss again. The
+        pair's centre of mass runs straight through their kisses: it turned at that nose
+        (velocity changed by more than ``kick`` over two, within 45 degrees of the nose's
+        normal into the table, its lines before and after meeting after the contact and by
+        the interval's end), one of the two could have been there by then (at the most it
+        was sent at, along a path no other ball lay across), and the other could not (at its
+        speed before, the most a kiss leaves it) nor met a cushion then. Judged once the lines
+        after start past the soonest it could have been there; dated where the centre's lines
+        meet. The pair kissed again if their lines after put them a diameter apart after it."""
+        cfg = self.config
+        dt = t1 - t0
+        out = []
+        for d in list(shot.drives):
+            pair = frozenset(d.balls)
+            gap, soonest = self._soonest(d, dt)
+            if (not np.isfinite(soonest).any() or t1 - d.t > 2 * cfg.fit_frames * dt
+                    or any(p & pair and p != pair and t >= d.t
+                           for p, t in shot.last_contact.items())):
+                shot.drives.remove(d)  # no nose in reach, too late to tell, or a third ball
+                continue
+            if (t1 < d.t + soonest.min() / _SENT_LEAST + 0.5 * dt  # lines after not past it
+                    or not all(b in ids and oka[ids.index(b)] for b in d.balls)):
+                continue
+            shot.drives.remove(d)
+            n = [ids.index(b) for b in d.balls]
+            centre_v = (va[n[0]] + va[n[1]]) / 2
+            turn = 2 * (centre_v - d.centre_v)  # the cushion's impulse on the ball, mm/s
+            inward = turn @ self._nose_n.T  # (6,)
+            c0, c1 = d.xy.mean(axis=0), (pa[n[0]] + pa[n[1]]) / 2
+            for s in np.flatnonzero((inward > kick) & (np.abs(turn @ self._nose_d.T) < inward)):
+                # where the centre's distances from the nose line, before and after, meet
+                h0 = float((c0 - self._nose_a[s]) @ self._nose_n[s])
+                h1 = float((c1 - self._nose_a[s]) @ self._nose_n[s])
+                u0, u1 = float(d.centre_v @ self._nose_n[s]), float(centre_v @ self._nose_n[s])
+                meet = (h1 - u1 * t1 - h0 + u0 * d.t) / (u0 - u1)
+                if not d.t - 0.25 * dt <= meet <= t1 + 0.25 * dt:
+                    continue
+                could = soonest[:, s] <= meet - d.t + 0.5 * dt
+                near = (gap[:, s] <= np.hypot(*d.v_before.T) * max(meet - d.t, 0.0)
+                        + cfg.contact_tol_mm)
+                for m in range(2):
+                    other = d.balls[1 - m]
+                    where = d.xy[m] + d.sent[m] * soonest[m, s]
+                    if (not could[m] or near[1 - m]
+                            or any(b == other and d.t - dt <= t <= t1 + dt
+                                   for (b, _), t in shot.last_cushion.items())
+                            or not self._clear(shot, d.balls, d.xy[m], where, d.t)):
+                        continue
+                    when = float(np.clip(meet, d.t, t1))
+                    bounce = self._bounce(shot, d.balls[m], s, when, where, dt)
+                    out += bounce
+                    p, v = pa[n[1]] - pa[n[0]], va[n[1]] - va[n[0]]
+                    root = _first_root(p, -v, self.table_ball_diameter_mm, 0.0, t1 - when)
+                    if (bounce and root is not None and float(p @ v) > 0
+                            and shot.last_contact.get(pair, -np.inf) < when):
+                        out += self._kiss(shot, d.balls[0], d.balls[1], t1 - root)
+        return out
+
+    def _soonest(self, d: _Drive, dt: float) -> tuple[np.ndarray, np.ndarray]:
+        """(gap, soonest), each (2, 6): how far each ball of drive ``d`` was from each nose
+        (beyond the reach of its centre), and the soonest after the contact it could have met
+        it (inf where it could not): within ``fit_frames`` frames even at the least it was
+        sent at (later, its own lines show the bounce), between the knuckles by as much as
+        the direction it was sent in is unsure (``sent_deg``)."""
+        cfg = self.config
+        gap = np.einsum("msk,sk->ms", d.xy[:, None] - self._nose_a[None],
+                        self._nose_n) - self._nose_reach_mm
+        closing = -(d.sent @ self._nose_n.T)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            soonest = np.where(closing > cfg.cushion_mm_s, np.maximum(gap, 0.0) / closing,
+                               np.inf)
+        soonest[soonest / _SENT_LEAST > cfg.fit_frames * dt] = np.inf
+        run = d.sent[:, None] * np.where(np.isfinite(soonest), soonest, 0.0)[..., None]
+        along = np.einsum("msk,sk->ms", d.xy[:, None] + run - self._nose_a[None], self._nose_d)
+        margin = cfg.knuckle_mm + np.hypot(*run.transpose(2, 0, 1)) * np.tan(
+            np.radians(cfg.sent_deg))
+        soonest[(along < margin) | (along > self._nose_len - margin)] = np.inf
+        return gap, soonest
+
+    def _clear(self, shot: _Shot, pair, a: np.ndarray, b: np.ndarray, t: float) -> bool:
+        """Whether no ball but those of ``pair`` lay within a diameter and ``contact_tol_mm``
+        of the path from a to b (2,) at the first frame at or after t."""
+        seen = _since(shot.history, t)
+        if not seen:
+            return True
+        ab = b - a
+        L2 = max(float(ab @ ab), 1e-9)
+        near = self.table_ball_diameter_mm + self.config.contact_tol_mm
+        for k, p in seen[0][2].items():
+            if k in pair:
+                continue
+            s = float(np.clip((p - a) @ ab / L2, 0.0, 1.0))
+            if float(np.hypot(*(a + s * ab - p))) < near:
+                return False
+        return True
+
     def _contacts(self, shot, ids, t, nb, pb, vb, okb, pa, va, oka, started, depart, resting,
-                  kicked, kick, hits: dict[int, list[float]],
+                  kicked, kick, spanned, hits: dict[int, list[float]],
                   from_rest: list[tuple[int, np.ndarray, float]]) -> list[dict]:
-        """Ball-ball contacts in the interval (t[nb - 1], t[nb]] from the lines before (pb, vb
-        at t[nb - 1]) and after (pa, va at t[nb]) of balls ``ids``; ``started``: resting balls
-        set moving, at ``depart``; ``kicked``: velocity changed by more than ``kick``. The
-        instants of each ball's contacts go into ``hits`` (ball index -> [t]); balls struck
-        from rest (index, the blow's unit direction, its instant) into ``from_rest``, also when
-        the contact is one an earlier interval dated (the ball seen off its place only now)."""
+        """Ball-ball contacts in the interval (t[nb - 1], t[nb]] from the lines before (pb, vb at
+        t[nb - 1]) and after (pa, va at t[nb]) of balls ``ids``; ``started``: resting balls set
+        moving, at ``depart``; ``kicked``: velocity changed by more than ``kick``; ``spanned``:
+        lines before that span an earlier contact. The instants of each ball's contacts go into
+        ``hits`` (ball index -> [t]); balls struck from rest (index, the blow's unit direction, its
+        instant) into ``from_rest``, also when the contact is one an earlier interval dated (the
+        ball seen off its place only now). A ball resting before was kissed only if set moving, or
+        if the other came straight back off it. A pair kisses again soon after only when a cushion
+        turned one of them in between: the kiss again is dated where their lines after put them a
+        diameter apart. A contact seen on lines before that hold up to it goes into ``shot.drives``
+        (once, also when an earlier interval or a nudge dated it)."""
         cfg = self.config
         D = self.table_ball_diameter_mm
         t0, t1 = t[nb - 1], t[nb]
@@ -483,8 +632,15 @@ class ShotTracker:
         for i, j in zip(*np.nonzero(near)):
             if not ((oka[i] or okb[i]) and (oka[j] or okb[j])):
                 continue
-            # a ball resting before must be set moving by a contact
-            if (resting[i] and not started[i]) or (resting[j] and not started[j]):
+            # a ball resting before must be set moving by a contact, unless the other came
+            # straight back off it (it passed the blow on, to a cushion or a ball behind it)
+            still = [m for m in (i, j) if resting[m] and not started[m]]
+            off = None
+            if len(still) == 1:
+                r, m = still[0], i + j - still[0]
+                if okb[m] and oka[m] and kicked[m]:
+                    off = self._struck_off(pb[r], pb[m], vb[m], pa[m], va[m], t0, t1, kick)
+            if still and off is None:
                 continue
             if not (started[i] or started[j] or kicked[i] or kicked[j]):
                 continue
@@ -509,8 +665,6 @@ class ShotTracker:
                     root = _first_root(p, -v, D, -0.5 * dt, dt)  # backwards in time
                     if root is not None:
                         tau = t1 - root
-            if close > D + cfg.contact_tol_mm:
-                continue
             # the impulse along the line of centres (from i to j): pushes j on, i back
             nrm = (pb[j] - pb[i]) if okb[i] and okb[j] else (pa[j] - pa[i])
             nrm = nrm / max(float(np.hypot(*nrm)), 1e-9)
@@ -519,9 +673,11 @@ class ShotTracker:
             impulse = max(push_i, push_j) > 0.5 * kick and min(push_i, push_j) > -0.5 * kick
             # the white leaving its place at the shot's start was the cue's doing
             struck = [n for n in (i, j) if started[n] and ids[n] != "white"]
-            if not (struck or overlap or impulse):
+            if off is not None:
+                tau = off
+            elif close > D + cfg.contact_tol_mm or not (struck or overlap or impulse):
                 continue
-            if started[i] and started[j]:
+            elif started[i] and started[j]:
                 # touching balls set moving together: when the later of them left its place
                 tau = max(depart[i], depart[j])
             elif tau is None or not (okb[i] and okb[j]):
@@ -533,25 +689,68 @@ class ShotTracker:
             pair = frozenset((ids[i], ids[j]))
             last = shot.last_contact.get(pair)
             known = last is not None and tau - last < cfg.fit_frames * dt
+            turn = self._cushioned(shot, pair, last, t1) if known and oka[i] and oka[j] else None
+            if turn is not None:
+                p, v = pa[j] - pa[i], va[j] - va[i]
+                root = _first_root(p, -v, D, 0.0, t1 - max(turn, t[0]))  # backwards in time
+                if root is not None and float(p @ v) > 0:  # apart after it
+                    tau, known = t1 - root, False
             # a ball seen set moving only now by the contact an earlier interval dated
             for m, u in ((i, -nrm), (j, nrm)):
                 if started[m] and oka[m]:
                     from_rest.append((m, u, last if known else tau))
-            if known:
-                continue
-            shot.last_contact[pair] = tau
-            for b in pair:
-                shot.hit_at.setdefault(b, []).append(tau)
-            hits.setdefault(i, []).append(tau)
-            hits.setdefault(j, []).append(tau)
-            a, b = ids[i], ids[j]
-            if b == "white":
-                a, b = b, a
-            if a == "white":
-                shot.white_contacts.append((tau, b))
-            out.append(self._event("contact", shot, tau, balls=[a, b],
-                                   classes=[shot.classes.get(a), shot.classes.get(b)]))
+            if not known:
+                hits.setdefault(i, []).append(tau)
+                hits.setdefault(j, []).append(tau)
+                out += self._kiss(shot, ids[i], ids[j], tau)
+            dated = last if known else tau
+            if (okb[i] and okb[j] and not (spanned[i] or spanned[j])
+                    and shot.drove.get(pair) != dated):
+                shot.drove[pair] = dated
+                w = float((vb[i] - vb[j]) @ nrm)  # closing speed along the line of centres
+                if w > 0:
+                    xy = np.array([pb[i], pb[j]]) + np.array([vb[i], vb[j]]) * (tau - t0)
+                    sent = np.array([vb[i] - w * nrm, vb[j] + w * nrm])
+                    shot.drives.append(_Drive((ids[i], ids[j]), tau, xy, sent,
+                                              np.array([vb[i], vb[j]]), (vb[i] + vb[j]) / 2))
         return out
+
+    def _struck_off(self, rest: np.ndarray, pb: np.ndarray, vb: np.ndarray, pa: np.ndarray,
+                    va: np.ndarray, t0: float, t1: float, kick: float) -> float | None:
+        """When a ball (line before pb, vb at t0, after pa, va at t1) came straight back off a
+        ball that stayed at ``rest`` (2,): its two lines meet (within ``contact_tol_mm``) in
+        the interval (t0, t1], a diameter (and ``contact_tol_mm``) from that ball, coming at
+        it, and its velocity changed by more than ``kick`` away from it, within 45 degrees of
+        the line of centres. None if not."""
+        tol, D = self.config.contact_tol_mm, self.table_ball_diameter_mm
+        dv = va - vb
+        c = (pa - va * t1) - (pb - vb * t0)  # lines after minus before: c + dv t
+        if float(dv @ dv) < 1e-9:
+            return None
+        tau = float(-(c @ dv) / (dv @ dv))
+        if not t0 < tau <= t1 or float(np.hypot(*(c + dv * tau))) > tol:
+            return None
+        at = pb + vb * (tau - t0)
+        gap = float(np.hypot(*(rest - at)))
+        n = (rest - at) / max(gap, 1e-9)
+        push = -float(dv @ n)
+        across = float(np.hypot(*(dv + push * n)))
+        if abs(gap - D) > tol or float(vb @ n) <= 0 or push <= kick or across >= push:
+            return None
+        return tau
+
+    def _kiss(self, shot: _Shot, a: str, b: str, tau: float) -> list[dict]:
+        """The contact event of balls a and b at tau, noted in the shot."""
+        pair = frozenset((a, b))
+        shot.last_contact[pair] = tau
+        for k in pair:
+            shot.hit_at.setdefault(k, []).append(tau)
+        if b == "white":
+            a, b = b, a
+        if a == "white":
+            shot.white_contacts.append((tau, b))
+        return [self._event("contact", shot, tau, balls=[a, b],
+                            classes=[shot.classes.get(a), shot.classes.get(b)])]
 
     def _cushions(self, shot, ids, t, nb, pb, vb, okb, pa, va, oka, before_to, after_from,
                   touched, v_long, spanned) -> list[dict]:
@@ -569,9 +768,11 @@ class ShotTracker:
         With one line alone (the ball lost on the other side of the interval), that line
         running into or out of the nose by ``overlap_mm`` is a bounce; not a line before that
         spans a contact (a ball stopped by another beside a cushion never reaches it). Such a
-        line still tells a ball came in, but maybe not when it met the nose: if it does not
-        meet it in the interval, the line after dates the bounce (of a ball struck a frame or
-        so before it)."""
+        line still tells a ball came in, but neither where it went nor when it met the nose:
+        the ball turned at the nose only if its line after was there in the interval (a white
+        kissed back by a ball that came off the cushion was not), and if the line before does
+        not meet the nose in the interval, the line after dates the bounce (of a ball struck a
+        frame or so before it)."""
         cfg = self.config
         t0, t1 = t[nb - 1], t[nb]
         dt = t1 - t0
@@ -600,7 +801,9 @@ class ShotTracker:
             meet = t0 + (sa - ua * dt - sb) / (ub_in - ua)
             depth = sb + ub_in * (meet - t0)
             turned = (came & out_of & ~touched[:, None]
-                      & (np.fmin(depth, np.fmin(reach_b, reach_a)) < reach + cfg.contact_tol_mm))
+                      & (np.where(spanned[:, None], reach_a,
+                                  np.fmin(depth, np.fmin(reach_b, reach_a)))
+                         < reach + cfg.contact_tol_mm))
             # into the nose: when the line before met it, or (a slow ball already past the
             # nose line by the noise before the interval) where the lines meet
             touch = t0 + (reach - sb) / ub_in
@@ -751,11 +954,7 @@ class ShotTracker:
             away = float(np.hypot(*(pts.mean(axis=0) - shot.rest_xy[tid])))
             if away > cfg.nudge_mm and float(np.hypot(*v[0])) < cfg.start_mm_s:
                 shot.moved.add(tid)
-                shot.white_contacts.append((t_by, tid))
-                shot.last_contact[frozenset(("white", tid))] = t_by
-                shot.hit_at.setdefault(tid, []).append(t_by)
-                out.append(self._event("contact", shot, t_by, balls=["white", tid],
-                                       classes=["white", shot.classes.get(tid)]))
+                out += self._kiss(shot, "white", tid, t_by)
         return out
 
     def _passes(self, state: TableState, shot: _Shot) -> None:
@@ -834,8 +1033,9 @@ class ShotTracker:
     def settled_t(self, now: float) -> float:
         """The time before which no event of this tracker's can still come: the events it
         returns are dated up to a few frames back (contacts, cushions from the lines either
-        side), to ``_JUMP_S`` after the white left a ball it went through (a jump), and to
-        ``_NUDGE_WATCH_S`` after it came by one (a faint touch)."""
+        side), to ``_JUMP_S`` after the white left a ball it went through (a jump), to
+        ``_NUDGE_WATCH_S`` after it came by one (a faint touch), and to a contact whose pair
+        may yet be found to have met a cushion (``shot.drives``)."""
         if self._shot is None:
             return self._leaving[1] if self._leaving is not None else now
         shot = self._shot
@@ -844,6 +1044,7 @@ class ShotTracker:
         pending += [t for tid, t in shot.grazed.items()
                     if tid not in shot.moved and now - t <= _NUDGE_WATCH_S]
         pending += [t for tid, (_, t) in shot.passed.items() if tid not in shot.judged]
+        pending += [d.t for d in shot.drives]
         return min(pending)
 
     def _touching(self, state: TableState, shot: _Shot) -> list[str]:

@@ -593,3 +593,89 @@ def test_a_bounce_slower_than_the_short_lines_noise_is_found(seed):
     cushions = [e for e in events if e["type"] == "cushion" and e["ball"] == "red_01"]
     assert [e["cushion"] for e in cushions] == ["left_baulk"]
     assert abs(cushions[0]["t"] - t_hit) < 1.5 / 30
+
+
+def _kissed_back(gap_mm: float, t_hit: float, v: float = 2400.0, frames: int = 110):
+    """double_kiss: the white at v mm/s along a line of the table hits full a red resting
+    gap_mm short of touching the right cushion; the red (restitution 0.95) meets the nose,
+    comes off it at 0.6 of its speed and kisses the white, nearly stopped, again. (frames, the
+    first kiss, the bounce, the kiss again)."""
+    R, h = SNOOKER.ball_radius_mm, SNOOKER.cushion_nose_height_mm
+    D, e, y = SNOOKER.ball_diameter_mm, 0.95, 1300.0
+    reach = np.sqrt(R * R - (h - R) ** 2)
+    red0 = SNOOKER.width_mm - reach - gap_mm
+    w_hit = red0 - D
+    w1, r1 = (1 - e) / 2 * v, (1 + e) / 2 * v
+    t_nose = t_hit + gap_mm / r1
+    r2 = -0.6 * r1
+    t_again = t_nose + (red0 + gap_mm - w_hit - w1 * (t_nose - t_hit) - D) / (w1 - r2)
+    w_again = w_hit + w1 * (t_again - t_hit)
+    w3, r3 = ((1 - e) * w1 + (1 + e) * r2) / 2, ((1 + e) * w1 + (1 - e) * r2) / 2
+    t_strike = np.floor((t_hit - 0.35) * 30) / 30
+    out = []
+    for f in range(frames):
+        t = f / 30.0
+        if t < t_strike:
+            w, wv = w_hit - v * (t_hit - t_strike), 0.0
+        elif t < t_hit:
+            w, wv = w_hit + v * (t - t_hit), v
+        elif t < t_again:
+            w, wv = w_hit + w1 * (t - t_hit), w1
+        else:
+            w, wv = w_again + w3 * (t - t_again), w3
+        if t < t_hit:
+            r, rv = red0, 0.0
+        elif t < t_nose:
+            r, rv = red0 + r1 * (t - t_hit), r1
+        elif t < t_again:
+            r, rv = red0 + gap_mm + r2 * (t - t_nose), r2
+        else:
+            r, rv = w_again + D + r3 * (t - t_again), r3
+        out.append({"white": (w, y, wv, 0.0), "red_01": (r, y, rv, 0.0),
+                    "black": (300.0, 3000.0, 0.0, 0.0)})
+    return out, (t_hit, t_nose, t_again)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("t_hit", [2.0 + 0.7 / 30, 2.0 + 0.9 / 30])
+@pytest.mark.parametrize("gap_mm", [25.0, 39.0])
+def test_a_red_kissed_off_a_cushion_back_into_the_white_is_one_bounce_and_two_kisses(
+        gap_mm, t_hit, seed):
+    """double_kiss: the kiss, the red's bounce and the kiss again come within two frame
+    intervals, so no line on either side holds between them. The red's bounce is its alone
+    (the pair's centre of mass runs straight through their kisses and turned at the nose the
+    red was sent at; the white could not have been there), the white came back off the red,
+    not a cushion, and the red, turned by the cushion, kissed it again."""
+    frames, (t1, t_nose, t2) = _kissed_back(gap_mm, t_hit)
+    events = _run(frames, np.random.default_rng(seed), sigma=0.5)
+    early = [e for e in events if e["t"] < 3.0]
+    cushions = [(e["ball"], e["cushion"]) for e in early if e["type"] == "cushion"]
+    assert cushions == [("red_01", "right_baulk")]
+    bounce = next(e for e in early if e["type"] == "cushion")
+    assert abs(bounce["t"] - t_nose) < 1 / 30
+    kisses = [e["t"] for e in early if e["type"] == "contact"]
+    assert len(kisses) == 2
+    assert abs(kisses[0] - t1) < 1 / 30 and abs(kisses[1] - t2) < 1 / 30
+
+
+def test_a_ball_that_stayed_still_was_kissed_if_the_white_came_straight_back_off_it():
+    """A red frozen against a cushion passes a kiss on without moving: the white's lines
+    before and after meet a diameter from it, the white's velocity turned back along the line
+    of centres. A white that turned at a cushion nose beside a resting ball (its velocity
+    turned across the line of centres) did not kiss it."""
+    shots = ShotTracker()
+    D = SNOOKER.ball_diameter_mm
+    red = np.array([1700.0, 1300.0])
+    t0, t1 = 2.0, 2.0 + 1 / 30
+    t_hit = t0 + 0.4 / 30
+    at = red - [D, 0.0]
+    vb, va = np.array([2400.0, 0.0]), np.array([-1500.0, 0.0])
+    pb, pa = at + vb * (t0 - t_hit), at + va * (t1 - t_hit)
+    tau = shots._struck_off(red, pb, vb, pa, va, t0, t1, 450.0)
+    assert tau is not None and abs(tau - t_hit) < 0.05 / 30
+    # off the right nose, a red resting a diameter along the cushion from where it turned
+    nose_x = SNOOKER.width_mm - shots._nose_reach_mm
+    at = np.array([nose_x, 1300.0])
+    vb, va = np.array([1500.0, 1500.0]), np.array([-1200.0, 1500.0])
+    pb, pa = at + vb * (t0 - t_hit), at + va * (t1 - t_hit)
+    assert shots._struck_off(at + [0.0, D], pb, vb, pa, va, t0, t1, 450.0) is None
