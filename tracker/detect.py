@@ -1160,24 +1160,27 @@ class BallDetector:
         np.fill_diagonal(d, np.inf)
         near = d.min(1)
         lone, cluster = (near > 3 * r) & ~light, near < 2.5 * r
-        if not (lone.any() or cluster.any()):
-            return None
-        spots = _highlights(frame, p[lone | cluster], r[lone | cluster])
         if lone.sum() >= 3:
+            # lone balls' highlights lie within a radius of them, out of reach of a cluster's
+            seen = _highlights(frame, p[lone], r[lone])
             rel = []
             for i in np.flatnonzero(lone):
-                k = np.flatnonzero(np.hypot(*(spots - p[i]).T) < r[i])
+                k = np.flatnonzero(np.hypot(*(seen - p[i]).T) < r[i])
                 if len(k) == 1:
-                    rel.append((spots[k[0]] - p[i]) / r[i])
+                    rel.append((seen[k[0]] - p[i]) / r[i])
             at = np.median(rel, axis=0) if rel else None
             one = (len(rel) >= 2 * lone.sum() / 3 and at is not None
                    and np.median(np.hypot(*(np.asarray(rel) - at).T)) < 0.2)
             self._glint_at = at if one else None
-        if self._glint_at is None or not cluster.any() or not len(spots):
+        if self._glint_at is None or not cluster.any():
+            return None
+        spots = _highlights(frame, p[cluster], r[cluster])
+        if not len(spots):
             return None
         # a ball under each highlight by a cluster's disc, on something not cloth and dark (a
         # light ball's highlight, faint on it, places nothing)
-        cloth_ab = self._cloth.lab()[1:]
+        cloth = self._cloth.lab()
+        cloth_ab = cloth[1:]
         under = []
         for q in spots:
             g = np.hypot(*(p - q).T)
@@ -1191,7 +1194,7 @@ class BallDetector:
                 continue
             body = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).reshape(-1, 3).mean(0)
             if (np.linalg.norm(body[1:] - cloth_ab) >= _GLINT_BODY
-                    and body[0] < _LIGHT * self._cloth.lab()[0]
+                    and body[0] < _LIGHT * cloth[0]
                     and all(np.hypot(*(c - u)) >= 0.5 * r[i] for u, _ in under)):
                 under.append((c, i))
         # a dark disc deep in a light one's, with no highlight of its own, is the light ball's
