@@ -250,8 +250,9 @@ class ShotTracker:
         self._shots = 0
         self._shot: _Shot | None = None
         self._rest: dict[str, np.ndarray] = {}
-        # when and where the white was first seen away from its place
-        self._leaving: tuple[int, float, np.ndarray] | None = None
+        # when and where the white was first seen away from its place, and the frames from
+        # fit_frames before then on (the shot's history, should it start)
+        self._leaving: tuple[int, float, np.ndarray, list] | None = None
         self._recent: deque = deque(maxlen=int(self.config.fit_frames) + 1)
         self._last_seen: dict[str, float] = {}  # id -> when the ball was last seen
         # between shots: balls seen touching the white since when, and those reported
@@ -296,6 +297,8 @@ class ShotTracker:
         seen = {str(ids[i]): state.xy_mm[i].copy() for i in np.flatnonzero(state.state == "seen")
                 if np.isfinite(state.xy_mm[i]).all()}
         self._recent.append((state.frame, state.t, seen))
+        if self._leaving is not None:
+            self._leaving[3].append(self._recent[-1])
         self._last_seen.update(dict.fromkeys(seen, state.t))
         speed = np.hypot(*state.velocity_mm_s.T) if len(state) else np.zeros(0)
         if self._shot is None:
@@ -308,6 +311,11 @@ class ShotTracker:
                 return out
             w = state.index("white")
             rest = self._rest.get("white")
+            if (on[w] and state.state[w] != "seen" and self._leaving is not None
+                    and state.t - self._leaving[1] <= cfg.hidden_s):
+                # unseen after it left (its detection merged with a ball it passed): the next
+                # sighting tells
+                return out
             if not (on[w] and rest is not None and state.state[w] == "seen"
                     and np.hypot(*(state.xy_mm[w] - rest)) > cfg.start_mm):
                 self._leaving = None
@@ -321,16 +329,19 @@ class ShotTracker:
                     return out
                 # one frame away could be one bad detection (beside the cue, say): a struck
                 # white is still away at the next sighting
-                self._leaving = (state.frame, state.t, state.xy_mm[w].copy())
+                self._leaving = (state.frame, state.t, state.xy_mm[w].copy(),
+                                 list(self._recent))
                 return out
-            frame, t, xy = self._leaving
+            frame, t, xy, history = self._leaving
             self._leaving = None
             self._shots += 1
             self._touch_since, self._touch_told = {}, set()
             self._shot = _Shot(self._shots, frame, t,
                                {k: v.copy() for k, v in self._rest.items()}, white_xy=xy,
-                               white_t=t, history=list(self._recent))
-            self._shot.next_interval = max(len(self._shot.history) - 2, 1)
+                               white_t=t, history=history)
+            # the first interval looked at is the one that ends when the white left
+            self._shot.next_interval = max(next(
+                k for k, h in enumerate(history) if h[0] == frame), 1)
             out.append({"type": "shot_start", "frame": frame, "t": t, "shot": self._shots})
         else:
             self._shot.history.append((state.frame, state.t, seen))

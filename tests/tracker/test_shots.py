@@ -133,6 +133,28 @@ def test_a_white_off_its_place_for_one_frame_starts_no_shot():
     assert [(e["type"], e["frame"]) for e in out if e["type"] == "shot_start"] == [
         ("shot_start", 57)]
 
+def test_a_white_unseen_just_after_it_left_its_place_started_the_shot_then():
+    """stress shot 0004-jump, seed 1: the white, seen off its place once, merged with the
+    first red it jumped for three frames; the shot starts when it left, and the jump over
+    that red is found."""
+    shots = ShotTracker()
+    out = []
+    far = (300.0, 3000.0, 0.0, 0.0)
+    red = (800.0, 1620.0, 0.0, 0.0)
+    for f in range(80):
+        white, seen = (800.0, 1500.0, 0.0, 0.0), "seen"
+        if f >= 57:
+            white = (800.0, 1500.0 + 40.0 * (f - 56), 0.0, 1200.0)
+            if 58 <= f <= 60:
+                seen = "predicted"
+            if f >= 66:
+                white = (800.0, 1900.0, 0.0, 0.0)
+        out += shots.update(_state(f, {"white": white, "red_01": red, "red_02": far},
+                                   {"white": seen}))
+    assert [(e["type"], e["frame"]) for e in out if e["type"] == "shot_start"] == [
+        ("shot_start", 57)]
+    assert [e["over"] for e in out if e["type"] == "jump"] == ["red_01"]
+
 
 @pytest.mark.parametrize("name", ["double_kiss", "miss", "touching", "occlusion", "in_off"])
 def test_cushions_and_contacts_match_the_truth(name):
