@@ -944,13 +944,15 @@ class BallTracker:
         moves only when struck, and a struck ball is no faster than what struck it (an elastic
         collision of equal masses): by a moving ball whose path since its last sighting passed
         within kick_reach_mm of it, or, in a chain (a break through the pack), by one of these
-        balls that may itself have moved this frame. A moving ball keeps at most its own speed.
+        balls that may itself have moved this frame. A moving ball keeps at most the speed it
+        was seen going within launch_window_s (one seen just off a cushion restarts at the slope
+        across the bounce, far slower than it goes).
         Estimated speeds get kick_slack of margin, as estimates lag at impacts."""
         c = self.config
         if not tracks:
             return np.zeros(0)
         p = np.array([tr.kf.x[:2] for tr in tracks])
-        bound = np.array([np.hypot(*tr.kf.x[2:]) * c.kick_slack if tr.moving else 0.0
+        bound = np.array([self._recent_speed(tr) * c.kick_slack if tr.moving else 0.0
                           for tr in tracks])
         movers = [(tr, v) for tr in self.tracks if tr.active
                   and (v := self._recent_speed(tr)) >= c.rest_speed_mm_s]

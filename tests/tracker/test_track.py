@@ -838,3 +838,24 @@ def test_a_potted_colour_comes_back_only_on_the_highest_spot_available():
     respots = events(states, "respot")
     assert [(e["ball"], e["spot"]) for e in respots] == [("black", "pink")]
     assert by_id(states[-1], "black")[1] == "seen"
+
+
+@pytest.mark.parametrize("phase", [0.0, 7 / 12, 2 / 3])
+def test_a_ball_relaunched_across_a_bounce_is_found_on_its_way_back(phase):
+    """A red struck at 4 m/s into a cushion is seen just after the bounce as far from it as
+    just before: its filter restarts at the slope across the bounce, a few cm/s. It is found
+    on its way back at the speed it came in with, not lost and taken for a new red."""
+    edge = SNOOKER.width_mm - SNOOKER.ball_radius_mm
+    t0 = 1.0 - phase / FPS
+
+    def white(t):
+        return (1200.0 - SNOOKER.ball_diameter_mm - 4500.0 * (t0 - min(t, t0)), 1000.0)
+
+    def red(t):
+        x = 1200.0 + 4000.0 * max(t - t0, 0.0)
+        return (x if x <= edge else edge - 0.8 * (x - edge), 1000.0)
+
+    states, truth = run_scene({"white": white, "red_a": red}, 1.5)
+    assert sorted(states[-1].track_ids) == ["red_01", "white"]
+    xy, state, _ = by_id(states[-1], "red_01")
+    assert state == "seen" and np.hypot(*(xy - truth["red_a"][-1])) < 10.0
