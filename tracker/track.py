@@ -715,6 +715,52 @@ class BallTracker:
         pairs, d2, r = self._assign_gated(active, z, cls, conf)
         self._free = self._may_move(active, t)
         self._note_strikers(active, t)
+        # a moving ball that took another class's detection while one of its own class is left
+        # over may have been deflected out of its gate by a collision that sent the ball it
+        # struck along its path: pass 2 judges both, and a ball it leaves without a detection
+        # keeps that one (unless it gave it to another)
+        held = [(i, j) for i, j in pairs if active[i].moving and 0 <= cls[j] != active[i].cls
+                and np.isin(np.delete(cls, [jj for _, jj in pairs]), active[i].cls).any()]
+        self._take_pairs(active, [p for p in pairs if p not in held], z, cls, conf, d2, r, t,
+                         frame_index, used, matched)
+        # Pass 2: balls seen a moment ago that jumped out of their gates.
+        recent = [i for i, tr in enumerate(active)
+                  if i not in matched and t - tr.last_seen_t <= self.config.launch_window_s]
+        bounds = self._speed_bounds([active[i] for i in recent], t)
+        recent, bounds = [i for i, v in zip(recent, bounds) if v > 0], bounds[bounds > 0]
+        free = np.flatnonzero(~used)
+        wide = []
+        if recent and len(free):
+            wide = [(recent[i], free[j]) for i, j in self._assign_wide(
+                [active[i] for i in recent], bounds, z[free], cls[free], conf[free], t)]
+        back = [(i, j) for i, j in held
+                if (i, j) in wide or (i not in {a for a, _ in wide}
+                                      and j not in {b for _, b in wide})]
+        for i, jj in wide:
+            if (i, jj) in back:
+                continue
+            tr = active[i]
+            tr.last_z = z[jj].copy()
+            self._relaunch(tr, z[jj], t)
+            self._vote(tr, cls[jj], conf[jj])
+            self._seen(tr, t, frame_index)
+            used[jj] = True
+            matched.add(i)
+        self._take_pairs(active, back, z, cls, conf, d2, r, t, frame_index, used, matched)
+        for i, tr in enumerate(active):
+            if i not in matched:
+                self._missed(tr, t, frame_index)
+        self._mark_doubles(frame_index)
+        self._candidates_step(z[~used], cls[~used], conf[~used], t, frame_index)
+        self._relabel(t, frame_index)
+        self._last_state = self._state(frame_index, source_t)
+        return self._last_state
+
+    def _take_pairs(self, active: list[_Track], pairs: list[tuple[int, int]], z, cls, conf,
+                    d2: np.ndarray, r: np.ndarray, t: float, frame: int, used: np.ndarray,
+                    matched: set[int]) -> None:
+        """Pass 1's assignments [(track, detection)]: each track judges its detection
+        (``_measure``), the filters take theirs in one batch, and the class votes."""
         taken = []
         for i, j in pairs:
             active[i].last_z = z[j].copy()
@@ -725,31 +771,7 @@ class BallTracker:
         self._take_measurements(taken, t)
         for i, j in pairs:
             self._vote(active[i], cls[j], conf[j])
-            self._seen(active[i], t, frame_index)
-        # Pass 2: balls seen a moment ago that jumped out of their gates.
-        recent = [i for i, tr in enumerate(active)
-                  if i not in matched and t - tr.last_seen_t <= self.config.launch_window_s]
-        bounds = self._speed_bounds([active[i] for i in recent], t)
-        recent, bounds = [i for i, v in zip(recent, bounds) if v > 0], bounds[bounds > 0]
-        free = np.flatnonzero(~used)
-        if recent and len(free):
-            for i, j in self._assign_wide([active[i] for i in recent], bounds, z[free],
-                                          cls[free], conf[free], t):
-                tr, jj = active[recent[i]], free[j]
-                tr.last_z = z[jj].copy()
-                self._relaunch(tr, z[jj], t)
-                self._vote(tr, cls[jj], conf[jj])
-                self._seen(tr, t, frame_index)
-                used[jj] = True
-                matched.add(recent[i])
-        for i, tr in enumerate(active):
-            if i not in matched:
-                self._missed(tr, t, frame_index)
-        self._mark_doubles(frame_index)
-        self._candidates_step(z[~used], cls[~used], conf[~used], t, frame_index)
-        self._relabel(t, frame_index)
-        self._last_state = self._state(frame_index, source_t)
-        return self._last_state
+            self._seen(active[i], t, frame)
 
     def _repeated(self, z: np.ndarray, t: float) -> bool:
         """Whether the frame repeats the previous picture: every ball seen moving in the last
