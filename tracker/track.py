@@ -566,6 +566,8 @@ class _Track:
     last_z: np.ndarray | None = None  # the detection it took at its last sighting (mm)
     born_t: float = 0.0  # when it was confirmed (or found again after leaving play)
     kicks: list[tuple[float, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
+    # when it was last set moving from rest, and the fastest it can have been sent then (mm/s)
+    launch: tuple[float, float] | None = None
 
     @property
     def active(self) -> bool:
@@ -642,7 +644,8 @@ class BallTracker:
         self._fall_r = np.array([p.fall_radius_mm for p in pk.values()])
         self._r = table.ball_radius_mm
         self._events: list[dict] = []
-        self._free: set[int] = set()  # resting tracks that may be set moving this frame
+        # resting tracks that may be set moving this frame: id() -> how fast (mm/s)
+        self._free: dict[int, float] = {}
         self._path_start: dict[int, np.ndarray] = {}  # id(track) -> last seen before this frame
         self._last_state: TableState | None = None
         # time of the source's last frame, and how much of it repeated pictures took: the
@@ -728,6 +731,7 @@ class BallTracker:
                   if i not in matched and t - tr.last_seen_t <= self.config.launch_window_s]
         bounds = self._speed_bounds([active[i] for i in recent], t)
         recent, bounds = [i for i, v in zip(recent, bounds) if v > 0], bounds[bounds > 0]
+        reach = dict(zip(recent, bounds.tolist()))
         free = np.flatnonzero(~used)
         wide = []
         if recent and len(free):
@@ -741,7 +745,7 @@ class BallTracker:
                 continue
             tr = active[i]
             tr.last_z = z[jj].copy()
-            self._relaunch(tr, z[jj], t)
+            self._relaunch(tr, z[jj], t, reach[i])
             self._vote(tr, cls[jj], conf[jj])
             self._seen(tr, t, frame_index)
             used[jj] = True
@@ -949,16 +953,16 @@ class BallTracker:
         unmatched = logdet + gate + self.config.unmatched_cost
         return _assign(np.where(gated, cost, _INFEASIBLE), unmatched), d2, r
 
-    def _may_move(self, tracks: list[_Track], t: float) -> set[int]:
+    def _may_move(self, tracks: list[_Track], t: float) -> dict[int, float]:
         """ids (``id()``) of the resting ``tracks`` whose ball can have been set moving since
-        the last frame (``_speed_bounds``): the white, or a ball a moving ball came near. Any
-        other resting ball detected off its place was detected badly (in pieces, or off its
-        centre beside a cue or a hand): it was not launched."""
+        the last frame, each with how fast (``_speed_bounds``): the white, or a ball a moving
+        ball came near. Any other resting ball detected off its place was detected badly (in
+        pieces, or off its centre beside a cue or a hand): it was not launched."""
         resting = [tr for tr in tracks if not tr.moving]
         if self._dt is None or not resting:
-            return {id(tr) for tr in resting}
+            return {id(tr): self.config.max_speed_mm_s for tr in resting}
         bounds = self._speed_bounds(resting, t)
-        return {id(tr) for tr, b in zip(resting, bounds) if b > 0}
+        return {id(tr): float(b) for tr, b in zip(resting, bounds) if b > 0}
 
     def _speed_bounds(self, tracks: list[_Track], t: float) -> np.ndarray:
         """(N,) the fastest each track's ball can have gone since its last sighting (mm/s), 0
@@ -968,14 +972,18 @@ class BallTracker:
         within kick_reach_mm of it, or, in a chain (a break through the pack), by one of these
         balls that may itself have moved this frame. A moving ball keeps at most the speed it
         was seen going within launch_window_s (one seen just off a cushion restarts at the slope
-        across the bounce, far slower than it goes).
+        across the bounce, far slower than it goes), or, set moving from rest within that time,
+        the speed it can have been struck at (its first steps say little: struck between two
+        frames, or squeezed into a cushion and back).
         Estimated speeds get kick_slack of margin, as estimates lag at impacts."""
         c = self.config
         if not tracks:
             return np.zeros(0)
         p = np.array([tr.kf.x[:2] for tr in tracks])
-        bound = np.array([self._recent_speed(tr) * c.kick_slack if tr.moving else 0.0
-                          for tr in tracks])
+        launched = [tr.launch[1] if tr.launch and t - tr.launch[0] <= c.launch_window_s
+                    else 0.0 for tr in tracks]
+        bound = np.array([max(self._recent_speed(tr) * c.kick_slack, v) if tr.moving else 0.0
+                          for tr, v in zip(tracks, launched)])
         movers = [(tr, v) for tr in self.tracks if tr.active
                   and (v := self._recent_speed(tr)) >= c.rest_speed_mm_s]
         if movers:
@@ -1101,10 +1109,13 @@ class BallTracker:
         return max([float(np.hypot(*tr.kf.x[2:]))]
                    + [v for ts, v in tr.speeds if self._t - ts <= window])
 
-    def _relaunch(self, tr: _Track, z, t: float) -> None:
+    def _relaunch(self, tr: _Track, z, t: float, bound: float | None = None) -> None:
         """The ball is moving (struck, kissed or deflected): restart its filter at ``z`` with
-        the velocity from where it was last known."""
+        the velocity from where it was last known. A ball set moving from rest notes the
+        fastest it can have been struck at (``bound`` mm/s, or ``_may_move``'s)."""
         c = self.config
+        if not tr.moving:
+            tr.launch = (t, self._free.get(id(tr), 0.0) if bound is None else bound)
         if tr.moving:
             v = (z - tr.last_seen_x[:2]) / max(t - tr.last_seen_t, 1e-6)
         else:
