@@ -1114,12 +1114,11 @@ class BallTracker:
         the velocity from where it was last known. A ball set moving from rest notes the
         fastest it can have been struck at (``bound`` mm/s, or ``_may_move``'s)."""
         c = self.config
-        if not tr.moving:
-            tr.launch = (t, self._free.get(id(tr), 0.0) if bound is None else bound)
         if tr.moving:
             v = (z - tr.last_seen_x[:2]) / max(t - tr.last_seen_t, 1e-6)
         else:
             v = (z - tr.kf.x[:2]) / max(t - tr.anchor_t, 1e-6)
+            tr.launch = (t, self._free.get(id(tr), 0.0) if bound is None else bound)
         speed = np.hypot(*v)
         if speed > c.max_speed_mm_s:
             v = v * (c.max_speed_mm_s / speed)
