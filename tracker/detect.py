@@ -243,6 +243,8 @@ _GLINT_BODY = 25.0
 _GLINT_PIECE = 1.3
 _LIGHT = 0.9
 _OFFSET_STEP = 32.0  # px between the grid points of the silhouette offsets
+# the points of a ball's outline lie within this share of its radius of their circle
+_ROUND = 0.08
 
 
 # -- geometry -------------------------------------------------------------------------------------
@@ -1133,6 +1135,15 @@ class BallDetector:
             bright &= d_o > (r_exp[nbr[:, k]] ** 2)[:, None, None]
         lit = bright.any((1, 2))
         ok &= ~crowded | ((solid >= 0.4) & (lit | ~_shadow_coloured(lab, self._cloth.lab())))
+        # balls whose windows overlap a neighbour's: the dark gaps and shadows between them
+        # fill their windows unevenly, so their outline where it meets the cloth places them
+        # (discs nearer than 1.6 radii are pieces of one blurred ball, not balls side by side)
+        gap = dmat.min(1) / r_exp if n > 1 else np.full(n, np.inf)
+        near = (gap >= 1.6) & (gap < 2.6)
+        for i in np.flatnonzero(near):
+            fit = _outline_centre(alpha[i], c[i] + half, r_exp[i])
+            if fit is not None:
+                c[i] = fit - half
         return c.astype(np.float64) + base, cover, lab, ok
 
     def _by_highlights(self, frame: np.ndarray, sil: np.ndarray, r_exp: np.ndarray,
@@ -1245,6 +1256,41 @@ class BallDetector:
             d_o = (gx - o[:, 0, None, None]) ** 2 + (gy - o[:, 1, None, None]) ** 2
             cell &= (d_own <= d_o) | far[:, None, None]
         return cell
+
+
+def _outline_centre(alpha: np.ndarray, c: np.ndarray, r: float, rays: int = 90
+                    ) -> np.ndarray | None:
+    """Centre (2,) of the circle through the points where the soft silhouette ``alpha`` (S, S)
+    first falls below a half walking out from ``c`` (2,) (window px) along each of ``rays``
+    directions, between half and one and a half radii ``r`` (rays into a touching neighbour
+    find none); None when under a quarter of the rays find one, or the circle is not round
+    (its points within ``_ROUND`` ``r`` of it), not about the ball's size (within a fifth of
+    ``r``) or place (within 0.15 ``r`` of ``c``: the gaps move a centroid by less)."""
+    th = np.linspace(0, 2 * np.pi, rays, endpoint=False, dtype=np.float32)
+    s = np.linspace(0.5 * r, 1.5 * r, 41, dtype=np.float32)
+    u = np.c_[np.cos(th), np.sin(th)]
+    mx = (c[0] + u[:, 0:1] * s[None]).astype(np.float32)
+    my = (c[1] + u[:, 1:2] * s[None]).astype(np.float32)
+    prof = cv2.remap(alpha.astype(np.float32), mx, my, cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
+    fall = (prof[:, :-1] >= 0.5) & (prof[:, 1:] < 0.5)
+    has = fall.any(1)
+    if has.sum() < rays // 4:
+        return None
+    k = np.argmax(fall[has], axis=1)
+    p = prof[has]
+    rows = np.arange(len(p))
+    frac = (p[rows, k] - 0.5) / np.maximum(p[rows, k] - p[rows, k + 1], 1e-6)
+    rho = s[k] + frac * (s[1] - s[0])
+    pts = c + u[has] * rho[:, None]
+    sol = np.linalg.lstsq(np.c_[2 * pts, np.ones(len(pts))], (pts ** 2).sum(1), rcond=None)[0]
+    centre = sol[:2]
+    radius = float(np.sqrt(max(sol[2] + centre @ centre, 0.0)))
+    spread = float(np.sqrt(np.mean((np.hypot(*(pts - centre).T) - radius) ** 2)))
+    if (abs(radius / r - 1) > 0.2 or np.hypot(*(centre - c)) > 0.15 * r
+            or spread > _ROUND * r):
+        return None
+    return centre
 
 
 def _windows(image: np.ndarray, corner: np.ndarray, size: int) -> np.ndarray:

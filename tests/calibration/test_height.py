@@ -7,7 +7,14 @@ import pytest
 
 from calibration.camera import Camera, polygon_moments
 from calibration.find import calibrate_video
-from calibration.height import BallShapes, along_family, on_spots, spot_misfit
+from calibration.height import (
+    SCALES,
+    BallShapes,
+    along_family,
+    on_spots,
+    spot_misfit,
+    spots_verdict,
+)
 from calibration.model import CameraModel
 from calibration.specs import SNOOKER
 from tracker.sim.render import Renderer
@@ -92,3 +99,26 @@ def test_balls_on_the_spots_tell_the_height():
     higher = spot_misfit(along_family(model, 1.1).camera(), centre_px, on, SNOOKER)
     lower = spot_misfit(along_family(model, 0.9).camera(), centre_px, on, SNOOKER)
     assert min(higher, lower) > 0.5
+
+
+def test_balls_placed_well_on_the_spots_are_believed_more():
+    """The spotted balls' scatter about the best member tells how well they were placed: balls
+    right on their spots give a verdict at the true height with at most 0.6 times the spread
+    of balls each put 2 mm astray (the referee's placing tolerance), which still find about
+    the height (the placing tolerance alone gave both the same spread)."""
+    cam = overhead_camera((1920, 1080), 3000.0, 0.0, -0.12)
+    model = CameraModel(cam.image_size, float(cam.K[0, 0]), cam.rvec.ravel(), cam.t,
+                        float(cam.dist[0]), k2=float(cam.dist[1]), fit_k2=True)
+    family = [along_family(model, float(s)) for s in SCALES]
+    spots = np.array(list(SNOOKER.spots_mm.values()))
+    astray = 2.0 * np.array([[1, 0], [0, -1], [-0.7, 0.7], [0.7, 0.7], [0, 1], [-1, 0]])
+
+    def verdict(centres_mm):
+        c = np.c_[centres_mm, np.full(len(centres_mm), R)]
+        centroid = polygon_moments(cam.sphere_outline(c, R, 64))[1]
+        return spots_verdict(family, centroid, spots, SNOOKER)
+
+    exact, placed = verdict(spots), verdict(spots + astray)
+    assert abs(exact[0]) < 0.01
+    assert abs(placed[0]) < 0.1
+    assert exact[1] < 0.6 * placed[1]

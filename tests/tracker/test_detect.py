@@ -23,7 +23,7 @@ from tracker.sim.render import Capsule, Renderer
 from tracker.sim.scenarios import overhead_camera
 from tracker.sim.script import SKIN_BGR, SLEEVE_BGR, layout, standard_layout
 from tracker.sim.truth import read_truth
-from tracker.video import read_frames
+from tracker.video import VideoWriter, read_frames
 
 R = SNOOKER.ball_radius_mm
 REALDATA = Path(__file__).resolve().parents[2].parent / "shared" / "realdata"
@@ -180,6 +180,23 @@ def test_touching_pair_is_two_balls(overhead):
     assert len(d) == 2 and sorted(bi) == sorted(on)
     err = np.hypot(*(d.xy_mm[di] - b.pos[bi, :2]).T)
     assert err.max() < 2.0, err
+
+
+def test_the_reds_of_a_pack_are_placed_by_their_outlines(overhead, tmp_path):
+    """A frame's pack, through the codec as the sample clips are: the dark gaps between the
+    reds fill each one's window unevenly (their centroids were 1.9 mm off, median); their
+    outlines against the cloth place them within a millimetre."""
+    cam, renderer, cal = overhead
+    b = standard_layout()
+    frame, _ = renderer.render(list(b.classes), b.pos, b.on_table())
+    path = tmp_path / "pack.mp4"
+    with VideoWriter(path, cam.image_size, 30.0, crf=26) as out:
+        for _ in range(3):
+            out.write(frame)
+    d = BallDetector(cal).detect(next(iter(read_frames(path))))
+    reds = b.pos[[i for i, c in enumerate(b.classes) if c == "red"], :2]
+    err = np.hypot(*(d.xy_mm[:, None] - reds[None]).transpose(2, 0, 1)).min(0)
+    assert np.median(err) < 1.0, err
 
 
 def test_cue_over_a_ball_makes_no_false_ball(overhead):
