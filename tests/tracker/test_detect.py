@@ -281,6 +281,31 @@ def test_an_arm_reaching_in_from_beyond_the_picture_holds_no_ball():
     assert looked == 3
 
 
+def test_changes_searched_in_boxes_find_what_the_whole_window_finds(monkeypatch):
+    """The sample clip ``break_off`` (the balls spreading over the table, changes all over it):
+    each cluster of change searched in a box of its own gives, frame by frame, the very
+    detections of a search of the whole window around every change."""
+    import tracker.detect as detect
+
+    clip = Path(__file__).resolve().parents[2] / "sample_videos" / "break_off.mp4"
+    meta, _ = read_truth(clip)
+    cal = Calibration.from_camera(Camera.from_dict(meta["camera"]))
+    boxed, whole = BallDetector(cal), BallDetector(cal)
+    found = []
+    for k, image in enumerate(read_frames(clip)):
+        if k >= 150:
+            break
+        a = boxed.detect(image)
+        with monkeypatch.context() as m:
+            m.setattr(detect, "_grown", lambda box, by, window: window)  # one box: the window
+            b = whole.detect(image)
+        for name in ("xy_px", "r_px", "confidence", "xy_mm", "lab"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name),
+                                          err_msg=f"frame {k}: {name}")
+        found.append(len(a))
+    assert min(found) >= 10
+
+
 def test_ball_size_is_measured_only_on_blobs_that_agree():
     """Lone round blobs whose clearly-not-cloth cores agree set the balls' apparent size (a
     calibration whose scale is off); three that disagree (a hand, the cue's tip beside a ball)
