@@ -84,7 +84,10 @@ def _cut_to_last_shot(path: Path, events: list[dict]) -> list[dict]:
 
 def make_detect(cal: Calibration):
     """frame -> classified Detections, with the detector's cloth model adapting over frames.
-    The function's ``detector`` attribute is its ``BallDetector``."""
+    The function's ``detector`` attribute is its ``BallDetector``; its ``stages`` the two
+    steps it takes, which a pipeline may run on different threads: ``find`` (frame -> the
+    detections and the cloth model they were found against) and ``classify`` (what ``find``
+    gave -> classified Detections), each called in frame order."""
     from tracker.colour import ColourClassifier
     from tracker.detect import BallDetector
 
@@ -93,13 +96,20 @@ def make_detect(cal: Calibration):
 
     last: list = [None, None]  # the detector's last answer and its classification
 
-    def detect(image: np.ndarray):
-        found = detector.detect(image)
-        if found is not last[0]:  # the same object when nothing on the table changed
-            last[:] = [found, classifier.classify(found, detector.cloth)]
+    def find(image: np.ndarray):
+        return detector.detect(image), detector.cloth
+
+    def classify(found):
+        detections, cloth = found
+        if detections is not last[0]:  # the same object when nothing on the table changed
+            last[:] = [detections, classifier.classify(detections, cloth)]
         return last[1]
 
+    def detect(image: np.ndarray):
+        return classify(find(image))
+
     detect.detector = detector
+    detect.stages = (find, classify)
     return detect
 
 
