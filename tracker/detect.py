@@ -218,6 +218,29 @@ def lut_index(bgr: np.ndarray) -> np.ndarray:
     return idx
 
 
+def score_table(lut: np.ndarray) -> np.ndarray:
+    """A ``ClothModel.lut`` (2**18,) laid out for ``scores``: its entry for quantised (b, g, r)
+    at b + 256 g + 65536 r, the quantised channels' places in a BGRA pixel read as one
+    little-endian 32-bit number (entries between them are never read and left unset)."""
+    n = 1 << _LUT_BITS
+    table = np.empty((n, 256, 256), np.uint8)
+    table[:, :n, :n] = np.asarray(lut, np.uint8).reshape(n, n, n).transpose(2, 1, 0)
+    return table.reshape(-1)[:(n - 1) * 0x010101 + 1]
+
+
+def scores(table: np.ndarray, bgr: np.ndarray) -> np.ndarray:
+    """(..., 3) uint8 BGR -> (...) uint8 not-cloth score, by the ``score_table`` ``table``:
+    ``lut[lut_index(bgr)]`` with each pixel's index made in one pass over it."""
+    shape = bgr.shape[:-1]
+    image = bgr if bgr.ndim == 3 else bgr.reshape(-1, shape[-1], 3)
+    # B, G, R, A bytes -> one number; each byte shifted down and the bits it got from the
+    # next byte up cleared
+    idx = cv2.cvtColor(image, cv2.COLOR_BGR2BGRA).view(np.uint32)[..., 0]
+    idx >>= _LUT_SHIFT
+    idx &= ((1 << _LUT_BITS) - 1) * 0x010101
+    return np.take(table, idx).reshape(shape)
+
+
 # brightness (B + G + R) of a lamp's highlight on a ball: this many times the cloth's, or near
 # white on a bright cloth
 _HIGHLIGHT = 2.5
@@ -504,6 +527,7 @@ class BallDetector:
         self.config = config or DetectorConfig()
         self._cloth: ClothModel | None = None
         self._lut: np.ndarray | None = None
+        self._table: np.ndarray | None = None  # ``_lut`` as ``score_table`` lays it out
         self._frames_since_lut = 0
         self._prep: _Frame | None = None
         # measured / predicted ball radius: corrects a calibration whose focal length and
@@ -525,6 +549,7 @@ class BallDetector:
     def reset(self) -> None:
         self._cloth = None
         self._lut = None
+        self._table = None
         self.radius_scale = 1.0
         self._radius_measured = False
         self._glint_at = None
@@ -610,7 +635,7 @@ class BallDetector:
             cloth = (rough.lut()[lut_index(small)] < _FG_LEVEL // 2) & mask
         else:  # the cloth as the model so far sees it
             flat = _apply_gain(small, prep.grid["gain3"])
-            cloth = (np.take(self._lut, lut_index(flat)) < _FG_LEVEL // 2) & mask
+            cloth = (scores(self._table, flat) < _FG_LEVEL // 2) & mask
         gain = _flat_gain(small, cloth, prep.grid["factor"])
         if self._cloth is not None:
             rate = min(1.0, self.config.adapt_rate * max(self._frames_since_lut, 1))
@@ -627,6 +652,7 @@ class BallDetector:
         else:
             self._cloth = self._cloth.blend(model, rate)
         self._lut = self._cloth.lut()
+        self._table = score_table(self._lut)
         self._frames_since_lut = 0
 
     # -- per frame ------------------------------------------------------------------------------
@@ -635,7 +661,7 @@ class BallDetector:
         ``_FG_LEVEL`` (64) is the threshold."""
         if self._lut is None:
             raise RuntimeError("no cloth model yet: call detect() on a frame first")
-        return np.take(self._lut, lut_index(frame))
+        return scores(self._table, frame)
 
     def detect(self, frame: np.ndarray) -> Detections:
         """One BGR frame (H, W, 3) uint8 -> Detections (cls -1, lab set, xy_mm set).
@@ -855,7 +881,7 @@ class BallDetector:
         x0, y0, x1, y1 = box
         sub = (slice(y0, y1), slice(x0, x1))
         flat = _apply_gain(small[sub], g["gain3"][sub])
-        score = np.take(self._lut, lut_index(flat))
+        score = scores(self._table, flat)
         fg = cv2.compare(score, _FG_LEVEL, cv2.CMP_GE)
         fg = cv2.bitwise_and(fg, prep.mask[sub])
         # pinholes closed first (a dark ball's highlight ring, compression noise)
@@ -1227,7 +1253,7 @@ class BallDetector:
         gain = prep.grid["gain"][((iy - ry0) // f).clip(0, gh - 1)[:, :, None],
                                  ((ix - rx0) // f).clip(0, gw - 1)[:, None, :]]
         win = _apply_gain(_windows(frame, base - half, 2 * half + 1), gain)  # (N, S, S, 3)
-        score = np.take(self._lut, lut_index(win)).astype(np.float32)
+        score = scores(self._table, win).astype(np.float32)
         # soft membership: 0 at half the threshold, 1 at twice it
         alpha = np.clip((score - _FG_LEVEL * 0.5) / (_FG_LEVEL * 1.5), 0, 1)
         valid = ((base[:, 0, None] + off[None] >= 0) & (base[:, 0, None] + off[None] < w))

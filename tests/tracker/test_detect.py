@@ -442,6 +442,21 @@ def test_cloth_model_learnt_from_the_frame(overhead):
     assert np.allclose(det.cloth.chroma, green / green.sum(), atol=0.03)
 
 
+def test_score_table_gives_the_lookup_tables_score_of_every_colour():
+    """``scores`` through a ``score_table`` is ``lut[lut_index(bgr)]`` for every BGR, in
+    images and in stacks of windows."""
+    from tracker.detect import ClothModel, lut_index, score_table, scores
+
+    lut = ClothModel(np.array([0.3, 0.45, 0.25]), 0.01, 200.0).lut()
+    table = score_table(lut)
+    v = np.arange(256, dtype=np.uint8)
+    b, g, r = np.meshgrid(v, v, v, indexing="ij")
+    every = np.stack([b, g, r], -1).reshape(4096, 4096, 3)
+    np.testing.assert_array_equal(scores(table, every), lut[lut_index(every)])
+    windows = every.reshape(-1, 3)[:12 * 37 * 37].reshape(12, 37, 37, 3)
+    np.testing.assert_array_equal(scores(table, windows), lut[lut_index(windows)])
+
+
 def test_frame_of_wrong_size_is_refused(overhead):
     cam, renderer, cal = overhead
     with pytest.raises(ValueError, match="calibration is for 1920x1080"):
