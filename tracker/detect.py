@@ -28,6 +28,7 @@ Colour classification is ``tracker.colour``; this module measures each ball's bo
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -530,6 +531,7 @@ class BallDetector:
         self._table: np.ndarray | None = None  # ``_lut`` as ``score_table`` lays it out
         self._frames_since_lut = 0
         self._prep: _Frame | None = None
+        self._prep_lock = threading.Lock()  # ``work_image`` may be called on another thread
         # measured / predicted ball radius: corrects a calibration whose focal length and
         # distance are off together (the homography can be right while the scale is not)
         self.radius_scale = 1.0
@@ -559,8 +561,12 @@ class BallDetector:
 
     # -- precomputation -------------------------------------------------------------------------
     def _prepare(self, w: int, h: int) -> _Frame:
-        if self._prep is not None and self._prep.grid.get("size") == (w, h):
+        with self._prep_lock:
+            if self._prep is None or self._prep.grid.get("size") != (w, h):
+                self._prep = self._prepared(w, h)
             return self._prep
+
+    def _prepared(self, w: int, h: int) -> _Frame:
         geo, t = self.geometry, self.table
         cw, ch = geo.image_size
         if (cw, ch) != (w, h):
@@ -620,7 +626,6 @@ class BallDetector:
         prep.grid["room"] = room
         prep.grid["size"] = (w, h)
         prep.grid["factor"] = factor
-        self._prep = prep
         return prep
 
     def _learn_cloth(self, small: np.ndarray, prep: _Frame) -> None:
@@ -663,20 +668,31 @@ class BallDetector:
             raise RuntimeError("no cloth model yet: call detect() on a frame first")
         return scores(self._table, frame)
 
-    def detect(self, frame: np.ndarray) -> Detections:
-        """One BGR frame (H, W, 3) uint8 -> Detections (cls -1, lab set, xy_mm set).
+    def work_image(self, frame: np.ndarray) -> np.ndarray:
+        """One BGR frame (H, W, 3) uint8 -> the work image the candidates are searched in: its
+        table area box-averaged down to the work scale (h, w, 3) uint8. It depends on the frame
+        alone, so it may be made on another thread, ahead of ``detect``."""
+        if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+            raise ValueError(f"frame must be (H, W, 3) uint8, got {frame.shape} {frame.dtype}")
+        prep = self._prepare(frame.shape[1], frame.shape[0])
+        x0, y0, x1, y1 = prep.roi
+        crop = frame[y0:y1, x0:x1]
+        if prep.grid["factor"] == 1:
+            return crop
+        return cv2.resize(crop, prep.work_size, interpolation=cv2.INTER_AREA)
+
+    def detect(self, frame: np.ndarray, work: np.ndarray | None = None) -> Detections:
+        """One BGR frame (H, W, 3) uint8 -> Detections (cls -1, lab set, xy_mm set); ``work``
+        its ``work_image`` when made already.
 
         A frame where nothing on the table changed since the last look returns the very same
         ``Detections`` object."""
-        if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
-            raise ValueError(f"frame must be (H, W, 3) uint8, got {frame.shape} {frame.dtype}")
-        h, w = frame.shape[:2]
-        prep = self._prepare(w, h)
+        small = self.work_image(frame) if work is None else work
+        prep = self._prepare(frame.shape[1], frame.shape[0])
+        if small.shape[1::-1] != prep.work_size:
+            raise ValueError(f"work image must be {prep.work_size[0]}x{prep.work_size[1]}, got "
+                             f"{small.shape[1]}x{small.shape[0]}")
         cfg = self.config
-        x0, y0, x1, y1 = prep.roi
-        f = prep.grid["factor"]
-        crop = frame[y0:y1, x0:x1]
-        small = cv2.resize(crop, prep.work_size, interpolation=cv2.INTER_AREA) if f > 1 else crop
         self._frames_since_lut += 1
         whole = (not cfg.incremental or self._last is None or self._seen is None)
         if self._lut is None or self._frames_since_lut >= cfg.relearn_every:

@@ -147,8 +147,8 @@ class Pipeline:
 
     ``detect``: frame BGR -> detections with ``xy_px`` (K, 2), ``xy_mm`` (K, 2), ``cls`` (K,)
     and ``confidence`` (K,) (the detector and colour classifier); when it has ``stages``
-    (``find``, ``classify``, as ``tracker.track_command.make_detect`` gives), the two are
-    taken as two stages. The referee is fed a
+    (``shrink``, ``find``, ``classify``, as ``tracker.track_command.make_detect`` gives), the
+    three are taken as three stages. The referee is fed a
     ``frame_start`` for ``players`` and every finished shot; its results become ``score`` and
     ``frame_end`` events.
 
@@ -158,8 +158,8 @@ class Pipeline:
     in table mm, so the tracks go on through it.
 
     ``process(frame)`` takes one frame through every stage; ``run(frames)`` gives the same
-    results for a whole source, detecting each frame on a thread of its own while the frame
-    before it is classified and tracked.
+    results for a whole source, shrinking each frame to its work image on a thread of its own
+    and detecting it on another while the frame before it is classified and tracked.
     """
 
     calibration: Calibration
@@ -221,10 +221,10 @@ class Pipeline:
         """The results of ``process`` for every frame of ``frames``, in order. With ``ahead``
         each frame's detection (the camera check and the detector, whose state follows from
         the frames before it alone) runs on a thread, one frame ahead of the colour
-        classification, the tracking, the shots and the referee (OpenCV and most of numpy let
-        the two run on two cores). OpenCV's own threads are not used meanwhile: the
-        pipeline's keep the cores busy, and handing each call's rows to them costs more
-        CPU time than it saves."""
+        classification, the tracking, the shots and the referee, and the detector's work
+        image of the frame after it is made on another (OpenCV and most of numpy let them run
+        on two cores). OpenCV's own threads are not used meanwhile: the pipeline's keep the
+        cores busy, and handing each call's rows to them costs more CPU time than it saves."""
         if not ahead:
             for frame in frames:
                 yield self.process(frame)
@@ -232,20 +232,27 @@ class Pipeline:
         cv_threads = cv2.getNumThreads()
         cv2.setNumThreads(1)
         try:
-            for frame, seen in read_ahead(((f, self._see(f)) for f in frames), depth=2):
+            shrunk = read_ahead(((f, self._shrink(f)) for f in frames), depth=2)
+            for frame, seen in read_ahead(((f, self._see(f, s)) for f, s in shrunk), depth=2):
                 yield self._follow(frame, seen)
         finally:
             cv2.setNumThreads(cv_threads)
 
-    def _see(self, frame: Frame) -> _Seen:
-        """The detection stage of one frame."""
+    def _shrink(self, frame: Frame):
+        """The first detection stage of one frame, from the frame alone: its work image for
+        the detector (None when ``detect`` has no stages)."""
+        stages = getattr(self.detect, "stages", None)
+        return None if stages is None else stages[0](frame.image)
+
+    def _see(self, frame: Frame, shrunk=None) -> _Seen:
+        """The detection stage of one frame, given what ``_shrink`` made of it, if anything."""
         recalibrated = self._check_camera(frame)
         stages = getattr(self.detect, "stages", None)
         if stages is None:
             found, classify = self.detect(frame.image), None
         else:
-            find, classify = stages
-            found = find(frame.image)
+            _, find, classify = stages
+            found = find(frame.image, shrunk)
         return _Seen(recalibrated, found, classify, self.calibration, self._camera,
                      self._pockets_px)
 

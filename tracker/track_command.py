@@ -84,10 +84,11 @@ def _cut_to_last_shot(path: Path, events: list[dict]) -> list[dict]:
 
 def make_detect(cal: Calibration):
     """frame -> classified Detections, with the detector's cloth model adapting over frames.
-    The function's ``detector`` attribute is its ``BallDetector``; its ``stages`` the two
-    steps it takes, which a pipeline may run on different threads: ``find`` (frame -> the
-    detections and the cloth model they were found against) and ``classify`` (what ``find``
-    gave -> classified Detections), each called in frame order."""
+    The function's ``detector`` attribute is its ``BallDetector``; its ``stages`` the three
+    steps it takes, which a pipeline may run on different threads: ``shrink`` (frame -> its
+    work image, from the frame alone, in any order), ``find`` (frame and what ``shrink`` gave
+    it, or None -> the detections and the cloth model they were found against) and
+    ``classify`` (what ``find`` gave -> classified Detections), the last two in frame order."""
     from tracker.colour import ColourClassifier
     from tracker.detect import BallDetector
 
@@ -96,8 +97,13 @@ def make_detect(cal: Calibration):
 
     last: list = [None, None]  # the detector's last answer and its classification
 
-    def find(image: np.ndarray):
-        return detector.detect(image), detector.cloth
+    def shrink(image: np.ndarray):
+        return detector, detector.work_image(image)
+
+    def find(image: np.ndarray, shrunk=None):
+        # a work image made by the detector this one replaced (a knocked camera) is not used
+        work = shrunk[1] if shrunk is not None and shrunk[0] is detector else None
+        return detector.detect(image, work), detector.cloth
 
     def classify(found):
         detections, cloth = found
@@ -109,7 +115,7 @@ def make_detect(cal: Calibration):
         return classify(find(image))
 
     detect.detector = detector
-    detect.stages = (find, classify)
+    detect.stages = (shrink, find, classify)
     return detect
 
 
