@@ -28,6 +28,7 @@ Colour classification is ``tracker.colour``; this module measures each ball's bo
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -216,6 +217,29 @@ def lut_index(bgr: np.ndarray) -> np.ndarray:
     idx <<= _LUT_BITS
     idx |= q[..., 2]
     return idx
+
+
+def score_table(lut: np.ndarray) -> np.ndarray:
+    """A ``ClothModel.lut`` (2**18,) laid out for ``scores``: its entry for quantised (b, g, r)
+    at b + 256 g + 65536 r, the quantised channels' places in a BGRA pixel read as one
+    little-endian 32-bit number (entries between them are never read and left unset)."""
+    n = 1 << _LUT_BITS
+    table = np.empty((n, 256, 256), np.uint8)
+    table[:, :n, :n] = np.asarray(lut, np.uint8).reshape(n, n, n).transpose(2, 1, 0)
+    return table.reshape(-1)[:(n - 1) * 0x010101 + 1]
+
+
+def scores(table: np.ndarray, bgr: np.ndarray) -> np.ndarray:
+    """(..., 3) uint8 BGR -> (...) uint8 not-cloth score, by the ``score_table`` ``table``:
+    ``lut[lut_index(bgr)]`` with each pixel's index made in one pass over it."""
+    shape = bgr.shape[:-1]
+    image = bgr if bgr.ndim == 3 else bgr.reshape(-1, shape[-1], 3)
+    # B, G, R, A bytes -> one number; each byte shifted down and the bits it got from the
+    # next byte up cleared
+    idx = cv2.cvtColor(image, cv2.COLOR_BGR2BGRA).view(np.uint32)[..., 0]
+    idx >>= _LUT_SHIFT
+    idx &= ((1 << _LUT_BITS) - 1) * 0x010101
+    return np.take(table, idx).reshape(shape)
 
 
 # brightness (B + G + R) of a lamp's highlight on a ball: this many times the cloth's, or near
@@ -417,6 +441,80 @@ class _Frame:
     grid: dict = field(default_factory=dict)
 
 
+@dataclass
+class _Pieces:
+    """The not-cloth blobs of one box of the work image: the box (x0, y0, x1, y1), its origin
+    in the window being searched, its cloth-flattened BGR and score, its blobs opened to ball
+    width (count, labels, stats, centroids as ``cv2.connectedComponentsWithStats``) and, when
+    found, its blobs before that opening with which of them reach in from outside."""
+
+    box: tuple[int, int, int, int]
+    offset: tuple[int, int]
+    flat: np.ndarray
+    score: np.ndarray
+    n: int
+    labels: np.ndarray
+    stats: np.ndarray
+    cent: np.ndarray
+    whole: np.ndarray | None = None
+    wstats: np.ndarray | None = None
+    reaching: np.ndarray | None = None
+
+
+def _window_centroids(part: _Pieces, labels) -> tuple[np.ndarray, np.ndarray]:
+    """(x, y) centroids of blobs ``labels`` of ``part`` in the window's px, as the window's own
+    labelling gives them (the sum of the pixels' coordinates, exact, over the area)."""
+    labels = np.asarray(labels, int)
+    c = part.cent[labels]
+    ox, oy = part.offset
+    if not ox and not oy:
+        return c[:, 0], c[:, 1]
+    area = part.stats[labels, cv2.CC_STAT_AREA].astype(np.float64)
+    return ((np.rint(c[:, 0] * area) + ox * area) / area,
+            (np.rint(c[:, 1] * area) + oy * area) / area)
+
+
+def _first_block(part: _Pieces, i: int) -> tuple[int, int]:
+    """The (row, column) of the first 2 x 2 block of the window's pixels that blob ``i`` of
+    ``part`` meets (the order connected-component labelling numbers blobs in)."""
+    bx, by, bw, bh = part.stats[i, :4]
+    ox, oy = part.offset
+    top = (oy + by) // 2
+    rows = slice(max(2 * top - oy, by), min(2 * top - oy + 2, by + bh))
+    cols = np.flatnonzero((part.labels[rows, bx:bx + bw] == i).any(0))
+    return top, (ox + bx + int(cols[0])) // 2
+
+
+def _grown(box: tuple[int, int, int, int], by: int, window: tuple[int, int, int, int]
+           ) -> tuple[int, int, int, int]:
+    """``box`` grown by ``by`` px each way, inside ``window``, its origin an even number of
+    pixels from the window's."""
+    wx0, wy0, wx1, wy1 = window
+    x0, y0 = max(box[0] - by, wx0), max(box[1] - by, wy0)
+    return (x0 - (x0 - wx0) % 2, y0 - (y0 - wy0) % 2, min(box[2] + by, wx1),
+            min(box[3] + by, wy1))
+
+
+def _merged(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """Overlapping boxes joined into their bounding boxes until none overlap."""
+    boxes = list(boxes)
+    joined = True
+    while joined:
+        joined = False
+        for i in range(len(boxes)):
+            for j in range(i + 1, len(boxes)):
+                a, b = boxes[i], boxes[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    boxes[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]),
+                                max(a[3], b[3]))
+                    del boxes[j]
+                    joined = True
+                    break
+            if joined:
+                break
+    return boxes
+
+
 class BallDetector:
     """Finds balls in frames of one camera.
 
@@ -432,8 +530,10 @@ class BallDetector:
         self.config = config or DetectorConfig()
         self._cloth: ClothModel | None = None
         self._lut: np.ndarray | None = None
+        self._table: np.ndarray | None = None  # ``_lut`` as ``score_table`` lays it out
         self._frames_since_lut = 0
         self._prep: _Frame | None = None
+        self._prep_lock = threading.Lock()  # ``work_image`` may be called on another thread
         # measured / predicted ball radius: corrects a calibration whose focal length and
         # distance are off together (the homography can be right while the scale is not)
         self.radius_scale = 1.0
@@ -453,6 +553,7 @@ class BallDetector:
     def reset(self) -> None:
         self._cloth = None
         self._lut = None
+        self._table = None
         self.radius_scale = 1.0
         self._radius_measured = False
         self._glint_at = None
@@ -462,8 +563,12 @@ class BallDetector:
 
     # -- precomputation -------------------------------------------------------------------------
     def _prepare(self, w: int, h: int) -> _Frame:
-        if self._prep is not None and self._prep.grid.get("size") == (w, h):
+        with self._prep_lock:
+            if self._prep is None or self._prep.grid.get("size") != (w, h):
+                self._prep = self._prepared(w, h)
             return self._prep
+
+    def _prepared(self, w: int, h: int) -> _Frame:
         geo, t = self.geometry, self.table
         cw, ch = geo.image_size
         if (cw, ch) != (w, h):
@@ -523,7 +628,6 @@ class BallDetector:
         prep.grid["room"] = room
         prep.grid["size"] = (w, h)
         prep.grid["factor"] = factor
-        self._prep = prep
         return prep
 
     def _learn_cloth(self, small: np.ndarray, prep: _Frame) -> None:
@@ -538,7 +642,7 @@ class BallDetector:
             cloth = (rough.lut()[lut_index(small)] < _FG_LEVEL // 2) & mask
         else:  # the cloth as the model so far sees it
             flat = _apply_gain(small, prep.grid["gain3"])
-            cloth = (np.take(self._lut, lut_index(flat)) < _FG_LEVEL // 2) & mask
+            cloth = (scores(self._table, flat) < _FG_LEVEL // 2) & mask
         gain = _flat_gain(small, cloth, prep.grid["factor"])
         if self._cloth is not None:
             rate = min(1.0, self.config.adapt_rate * max(self._frames_since_lut, 1))
@@ -555,6 +659,7 @@ class BallDetector:
         else:
             self._cloth = self._cloth.blend(model, rate)
         self._lut = self._cloth.lut()
+        self._table = score_table(self._lut)
         self._frames_since_lut = 0
 
     # -- per frame ------------------------------------------------------------------------------
@@ -563,22 +668,33 @@ class BallDetector:
         ``_FG_LEVEL`` (64) is the threshold."""
         if self._lut is None:
             raise RuntimeError("no cloth model yet: call detect() on a frame first")
-        return np.take(self._lut, lut_index(frame))
+        return scores(self._table, frame)
 
-    def detect(self, frame: np.ndarray) -> Detections:
-        """One BGR frame (H, W, 3) uint8 -> Detections (cls -1, lab set, xy_mm set).
+    def work_image(self, frame: np.ndarray) -> np.ndarray:
+        """One BGR frame (H, W, 3) uint8 -> the work image the candidates are searched in: its
+        table area box-averaged down to the work scale (h, w, 3) uint8. It depends on the frame
+        alone, so it may be made on another thread, ahead of ``detect``."""
+        if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+            raise ValueError(f"frame must be (H, W, 3) uint8, got {frame.shape} {frame.dtype}")
+        prep = self._prepare(frame.shape[1], frame.shape[0])
+        x0, y0, x1, y1 = prep.roi
+        crop = frame[y0:y1, x0:x1]
+        if prep.grid["factor"] == 1:
+            return crop
+        return cv2.resize(crop, prep.work_size, interpolation=cv2.INTER_AREA)
+
+    def detect(self, frame: np.ndarray, work: np.ndarray | None = None) -> Detections:
+        """One BGR frame (H, W, 3) uint8 -> Detections (cls -1, lab set, xy_mm set); ``work``
+        its ``work_image`` when made already.
 
         A frame where nothing on the table changed since the last look returns the very same
         ``Detections`` object."""
-        if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
-            raise ValueError(f"frame must be (H, W, 3) uint8, got {frame.shape} {frame.dtype}")
-        h, w = frame.shape[:2]
-        prep = self._prepare(w, h)
+        small = self.work_image(frame) if work is None else work
+        prep = self._prepare(frame.shape[1], frame.shape[0])
+        if small.shape[1::-1] != prep.work_size:
+            raise ValueError(f"work image must be {prep.work_size[0]}x{prep.work_size[1]}, got "
+                             f"{small.shape[1]}x{small.shape[0]}")
         cfg = self.config
-        x0, y0, x1, y1 = prep.roi
-        f = prep.grid["factor"]
-        crop = frame[y0:y1, x0:x1]
-        small = cv2.resize(crop, prep.work_size, interpolation=cv2.INTER_AREA) if f > 1 else crop
         self._frames_since_lut += 1
         whole = (not cfg.incremental or self._last is None or self._seen is None)
         if self._lut is None or self._frames_since_lut >= cfg.relearn_every:
@@ -651,14 +767,7 @@ class BallDetector:
         cfg = self.config
         x0, y0 = prep.roi[:2]
         f = prep.grid["factor"]
-        wx0, wy0, wx1, wy1 = window
-        sub = (slice(wy0, wy1), slice(wx0, wx1))
-        flat = _apply_gain(small[sub], prep.grid["gain3"][sub])
-        score = np.take(self._lut, lut_index(flat))
-        fg = cv2.compare(score, _FG_LEVEL, cv2.CMP_GE)
-        fg = cv2.bitwise_and(fg, prep.mask[sub])
-        found = self._candidates(fg, score, flat, prep, window,
-                                 None if region is None else region[sub])
+        found = self._candidates(small, prep, window, region)
         if found is None:
             return None
         centres_w, claimed = found
@@ -716,16 +825,46 @@ class BallDetector:
         mm = self.geometry.to_table(xy_px)
         return self.geometry.radius_px(mm) * self.radius_scale
 
-    def _candidates(self, fg: np.ndarray, score: np.ndarray, image: np.ndarray, prep: _Frame,
-                    window: tuple[int, int, int, int], region: np.ndarray | None):
-        """Ball candidates (K, 2) in work-image px from the not-cloth mask, score and
-        (cloth-flattened) BGR ``image`` of the work-image ``window`` (x0, y0, x1, y1), with the
-        window's (h, w) bool of what was looked at. With a ``region`` (the window's changed
-        pixels) only the blobs meeting it are looked at, and None is returned when one of them
-        is cut by the window's edge."""
-        f = prep.grid["factor"]
+    def _candidates(self, small: np.ndarray, prep: _Frame, window: tuple[int, int, int, int],
+                    region: np.ndarray | None):
+        """Ball candidates (K, 2) in work-image px in the work-image ``window`` (x0, y0, x1, y1)
+        of the work image ``small``, with the window's (h, w) bool of what was looked at. With
+        a ``region`` (the work image's changed pixels) only the blobs meeting it are looked at,
+        and None is returned when one of them is cut by the window's edge."""
+        g = self._blob_setup(prep)
+        wx0, wy0, wx1, wy1 = window
+        sub = (slice(wy0, wy1), slice(wx0, wx1))
+        if region is None:
+            part = self._pieces(small, prep, window, window, always_whole=False)
+            n = part.n
+            r_blob = self._blob_radii(part, range(1, n), prep)
+            strong = np.bincount(part.labels[part.score >= 2 * _FG_LEVEL], minlength=n)[1:]
+            self._measure_radius(part.stats[1:], r_blob, strong)
+            claimed = np.ones((wy1 - wy0, wx1 - wx0), bool)
+            blobs = [(part, i, rb) for i, rb in zip(range(1, n), r_blob)]
+        else:
+            meets = region[sub] > 0
+            blobs = self._changed_blobs(small, prep, window, region)
+            if blobs is None:
+                return None
+            claimed = meets.copy()
+            for part, i, _ in blobs:
+                bx, by, bw, bh = part.stats[i, :4]
+                ox, oy = part.box[0] - wx0, part.box[1] - wy0
+                claimed[oy + by:oy + by + bh, ox + bx:ox + bx + bw] |= (
+                    part.labels[by:by + bh, bx:bx + bw] == i)
+        border = g["border"][sub]
+        out = []
+        for part, i, r_blob in blobs:
+            out.extend(self._blob_discs(part, i, float(r_blob) * self.radius_scale, prep,
+                                        window, border))
+        return np.array(out, np.float64).reshape(-1, 2) + [wx0, wy0], claimed
+
+    def _blob_setup(self, prep: _Frame) -> dict:
+        """The per-image-size parts of the candidate search, made once (in ``prep.grid``)."""
         g = prep.grid
         if "open_kernel" not in g:
+            f = g["factor"]
             r_typ = float(np.median(prep.radius[prep.mask > 0])) / f
             # everything narrower than 0.9 radii is opened away: lines, spots, the cue's shaft
             k = max(3, int(round(r_typ * 0.9)) | 1)
@@ -744,90 +883,166 @@ class BallDetector:
             beyond[:, -2:] |= x1 > w - f
             g["beyond"] = beyond & (prep.mask > 0)
             g["arm_area"] = 3 * np.pi * r_typ * r_typ
-        wx0, wy0, wx1, wy1 = window
-        sub = (slice(wy0, wy1), slice(wx0, wx1))
-        border = g["border"][sub]
+            # a box's blobs are the window's this far in from its edges (as far as the
+            # closing and the opening reach, and a pixel for their neighbours)
+            g["box_margin"] = 2 + 2 * (k // 2) + 2
+            g["box_grow"] = g["box_margin"] + int(np.ceil(3 * r_typ))
+        return g
+
+    def _pieces(self, small: np.ndarray, prep: _Frame, box: tuple[int, int, int, int],
+                window: tuple[int, int, int, int], always_whole: bool) -> _Pieces:
+        """The not-cloth blobs of the work-image ``box`` (inside ``window``): the cloth-flattened
+        BGR, the score, the blobs opened to ball width and, when something in the box reaches
+        the table area's edge or the picture's (or ``always_whole``), the blobs before that
+        opening and which of them reach in from outside."""
+        g = prep.grid
+        x0, y0, x1, y1 = box
+        sub = (slice(y0, y1), slice(x0, x1))
+        flat = _apply_gain(small[sub], g["gain3"][sub])
+        score = scores(self._table, flat)
+        fg = cv2.compare(score, _FG_LEVEL, cv2.CMP_GE)
+        fg = cv2.bitwise_and(fg, prep.mask[sub])
         # pinholes closed first (a dark ball's highlight ring, compression noise)
         closed = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
         opened = cv2.morphologyEx(closed, cv2.MORPH_OPEN, g["open_kernel"])
         n, labels, stats, cent = _components(opened)
-        out = []
+        part = _Pieces(box, (x0 - window[0], y0 - window[1]), flat, score, n, labels, stats,
+                       cent)
         # what reaches in from outside the table area is judged whole, before the opening
         # cut it into ball-sized pieces (painted lines, a pixel or two wide, join nothing)
         joined = cv2.morphologyEx(closed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         edge, beyond = g["edge"][sub], g["beyond"][sub]
-        whole = None
-        if cv2.countNonZero(joined[edge]) or cv2.countNonZero(joined[beyond]):
+        if (always_whole or cv2.countNonZero(joined[edge])
+                or cv2.countNonZero(joined[beyond])):
             nc, whole, wstats, _ = _components(joined)
             reaching = ((np.bincount(whole[edge], minlength=nc) > 0)
                         | ((np.bincount(whole[beyond], minlength=nc) > 0)
                            & (wstats[:, cv2.CC_STAT_AREA] > g["arm_area"])))
             reaching[0] = False
-        r_blob = prep.radius[sub][cent[1:, 1].astype(int), cent[1:, 0].astype(int)] / f
-        look = np.ones(n, bool)
-        if region is None:
-            strong = np.bincount(labels[score >= 2 * _FG_LEVEL], minlength=n)[1:]
-            self._measure_radius(stats[1:], r_blob, strong)
-            claimed = np.ones(fg.shape, bool)
-        else:
-            meets = region > 0
-            look = np.bincount(labels[meets], minlength=n) > 0
-            look[0] = False
-            # what is looked at: the changed pixels and the blobs meeting them
-            claimed = meets.copy()
-            if whole is not None:
-                sel = np.zeros(nc, bool)
-            for i in np.flatnonzero(look):
-                bx, by, bw, bh = stats[i, :4]
-                sl = (slice(by, by + bh), slice(bx, bx + bw))
-                blob = labels[sl] == i
-                claimed[sl] |= blob
-                if whole is not None:
-                    sel[whole[sl][blob]] = True
-            # the whole blobs of what is looked at must lie inside the window
-            comp, sel = (labels, look) if whole is None else (whole, sel)
-            sel[0] = False
-            hh, ww = comp.shape
-            full_h, full_w = prep.mask.shape
-            edges = ([comp[0]] if wy0 > 0 else []) + ([comp[:, 0]] if wx0 > 0 else []) + (
-                [comp[hh - 1]] if wy1 < full_h else []) + ([comp[:, ww - 1]] if wx1 < full_w
-                                                           else [])
-            if edges and sel[np.concatenate(edges)].any():
-                return None
-        for i in range(1, n):
-            if not look[i]:
-                continue
-            bx, by, bw, bh, area = stats[i]
-            cx, cy = cent[i]
-            r = float(r_blob[i - 1]) * self.radius_scale
-            if r <= 0:
-                continue
-            disc_area = np.pi * r * r
-            if area < 0.3 * disc_area:
-                continue
+            part.whole, part.wstats, part.reaching = whole, wstats, reaching
+        return part
+
+    def _changed_blobs(self, small: np.ndarray, prep: _Frame, window: tuple[int, int, int, int],
+                       region: np.ndarray) -> list | None:
+        """The blobs of ``window`` that meet ``region``, as (pieces, label, predicted radius in
+        work px) in the order a search of the whole window labels them, or None when one of
+        them is cut by the window's edge.
+
+        Each cluster of change is searched in a box around it (the window spans every change
+        on the table, mostly cloth between them); a box whose blobs come near its edge inside
+        the window is grown, and at last the whole window searched. The boxes' origins are an
+        even number of pixels from the window's, so that their blobs are labelled in the
+        window's order (labels follow the first 2 x 2 block of each blob)."""
+        g = prep.grid
+        wx0, wy0, wx1, wy1 = window
+        full_h, full_w = prep.mask.shape
+        m, grow = g["box_margin"], g["box_grow"]
+        # the clusters of change, from every 4th pixel (a cluster is at least 5 x 5)
+        coarse = np.ascontiguousarray(region[wy0:wy1:4, wx0:wx1:4])
+        nb, _, cstats, _ = _components(coarse)
+        boxes = [(wx0 + 4 * x - 4, wy0 + 4 * y - 4, wx0 + 4 * (x + w) + 4, wy0 + 4 * (y + h) + 4)
+                 for x, y, w, h, _ in cstats[1:]]
+        for attempt in range(3):
+            boxes = _merged([_grown(b, grow * (1 + 3 * attempt), window) for b in boxes])
+            if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in boxes) >= 0.8 * (
+                    (wx1 - wx0) * (wy1 - wy0)):
+                break  # as well search the window
+            blobs, cut = [], []
+            for box in boxes:
+                part = self._pieces(small, prep, box, window, always_whole=True)
+                x0, y0, x1, y1 = box
+                lo_x, lo_y = (x0 + m if x0 > 0 else 0), (y0 + m if y0 > 0 else 0)
+                hi_x, hi_y = (x1 - m if x1 < full_w else full_w), (y1 - m if y1 < full_h
+                                                                   else full_h)
+                meets = region[y0:y1, x0:x1] > 0
+                look = np.bincount(part.labels[meets], minlength=part.n) > 0
+                look[0] = False
+                sel = np.zeros(len(part.wstats), bool)
+                for i in np.flatnonzero(look):
+                    bx, by, bw, bh = part.stats[i, :4]
+                    sl = (slice(by, by + bh), slice(bx, bx + bw))
+                    sel[part.whole[sl][part.labels[sl] == i]] = True
+                sel[0] = False
+                spans = np.r_[part.stats[look, :4], part.wstats[sel, :4]]
+                inside = ((x0 + spans[:, 0] >= lo_x) & (y0 + spans[:, 1] >= lo_y)
+                          & (x0 + spans[:, 0] + spans[:, 2] <= hi_x)
+                          & (y0 + spans[:, 1] + spans[:, 3] <= hi_y))
+                if not inside.all():
+                    cut.append(box)
+                    continue
+                blobs.extend((part, int(i)) for i in np.flatnonzero(look))
+            if not cut:
+                # in the order of each blob's first 2 x 2 block in the window
+                blobs.sort(key=lambda b: _first_block(*b))
+                radii = [self._blob_radii(part, [i], prep)[0] for part, i in blobs]
+                return [(part, i, r) for (part, i), r in zip(blobs, radii)]
+        part = self._pieces(small, prep, window, window, always_whole=False)
+        meets = region[wy0:wy1, wx0:wx1] > 0
+        look = np.bincount(part.labels[meets], minlength=part.n) > 0
+        look[0] = False
+        if part.whole is not None:
+            sel = np.zeros(len(part.wstats), bool)
+        for i in np.flatnonzero(look):
+            bx, by, bw, bh = part.stats[i, :4]
             sl = (slice(by, by + bh), slice(bx, bx + bw))
-            blob = (labels[sl] == i)
-            w_id = int(np.max(whole[sl][blob])) if whole is not None else 0
-            intruding = whole is not None and bool(reaching[w_id])
-            if area <= 1.15 * disc_area and max(bw, bh) <= 2.3 * r and not intruding:
-                out.append((cx, cy))
-                continue
-            # soft membership: a shadow joined to a ball (dark, cloth-coloured) counts less
-            soft = blob * np.clip((score[sl].astype(np.float32) - _FG_LEVEL * 0.5)
-                                  / (_FG_LEVEL * 1.5), 0, 1)
-            if intruding:
-                soft = soft * prep.grid["room"][sub][sl]
-            found = self._explain_blob(soft, bx, by, r, intruding, image[sl])
-            if intruding:
-                wx, wy, ww, wh = wstats[w_id, :4]
-                part = (whole[wy:wy + wh, wx:wx + ww] == w_id).astype(np.float32)
-                found = self._drop_bar_discs(found, part, wx, wy, r, force=True)
-                # a disc reaching the edge of the table area is the end of something that
-                # comes from outside it (a cue, an arm)
-                found = [(x, y) for x, y in found
-                         if not self._near_edge(border, x, y, 1.1 * r)]
-            out.extend(found)
-        return np.array(out, np.float64).reshape(-1, 2) + [wx0, wy0], claimed
+            if part.whole is not None:
+                sel[part.whole[sl][part.labels[sl] == i]] = True
+        # the whole blobs of what is looked at must lie inside the window
+        comp, sel = (part.labels, look) if part.whole is None else (part.whole, sel)
+        sel[0] = False
+        hh, ww = comp.shape
+        edges = ([comp[0]] if wy0 > 0 else []) + ([comp[:, 0]] if wx0 > 0 else []) + (
+            [comp[hh - 1]] if wy1 < full_h else []) + ([comp[:, ww - 1]] if wx1 < full_w
+                                                       else [])
+        if edges and sel[np.concatenate(edges)].any():
+            return None
+        idx = np.flatnonzero(look)
+        return [(part, int(i), r) for i, r in zip(idx, self._blob_radii(part, idx, prep))]
+
+    @staticmethod
+    def _blob_radii(part: _Pieces, labels, prep: _Frame) -> np.ndarray:
+        """Predicted radius (work px) at the centroid of each blob of ``labels``."""
+        cx, cy = _window_centroids(part, labels)
+        x0, y0 = part.box[0] - part.offset[0], part.box[1] - part.offset[1]
+        f = prep.grid["factor"]
+        return prep.radius[y0 + cy.astype(int), x0 + cx.astype(int)] / f
+
+    def _blob_discs(self, part: _Pieces, i: int, r: float, prep: _Frame,
+                    window: tuple[int, int, int, int], border: np.ndarray
+                    ) -> list[tuple[float, float]]:
+        """The balls in blob ``i`` of ``part``, ``r`` their radius: (x, y) px of the work-image
+        ``window`` (whose part of the table area's outside is ``border``)."""
+        g = prep.grid
+        stats, labels, whole = part.stats, part.labels, part.whole
+        bx, by, bw, bh, area = (int(v) for v in stats[i])
+        ox, oy = part.offset
+        if r <= 0:
+            return []
+        disc_area = np.pi * r * r
+        if area < 0.3 * disc_area:
+            return []
+        sl = (slice(by, by + bh), slice(bx, bx + bw))
+        blob = (labels[sl] == i)
+        w_id = int(np.max(whole[sl][blob])) if whole is not None else 0
+        intruding = whole is not None and bool(part.reaching[w_id])
+        if area <= 1.15 * disc_area and max(bw, bh) <= 2.3 * r and not intruding:
+            cx, cy = _window_centroids(part, [i])
+            return [(float(cx[0]), float(cy[0]))]
+        # soft membership: a shadow joined to a ball (dark, cloth-coloured) counts less
+        soft = blob * np.clip((part.score[sl].astype(np.float32) - _FG_LEVEL * 0.5)
+                              / (_FG_LEVEL * 1.5), 0, 1)
+        x0, y0 = part.box[:2]
+        if intruding:
+            soft = soft * g["room"][y0 + by:y0 + by + bh, x0 + bx:x0 + bx + bw]
+        found = self._explain_blob(soft, bx + ox, by + oy, r, intruding, part.flat[sl])
+        if intruding:
+            wx, wy, ww, wh = (int(v) for v in part.wstats[w_id, :4])
+            piece = (whole[wy:wy + wh, wx:wx + ww] == w_id).astype(np.float32)
+            found = self._drop_bar_discs(found, piece, wx + ox, wy + oy, r, force=True)
+            # a disc reaching the edge of the table area is the end of something that
+            # comes from outside it (a cue, an arm)
+            found = [(x, y) for x, y in found if not self._near_edge(border, x, y, 1.1 * r)]
+        return found
 
     @staticmethod
     def _near_edge(border: np.ndarray, x: float, y: float, r: float) -> bool:
@@ -1056,7 +1271,7 @@ class BallDetector:
         gain = prep.grid["gain"][((iy - ry0) // f).clip(0, gh - 1)[:, :, None],
                                  ((ix - rx0) // f).clip(0, gw - 1)[:, None, :]]
         win = _apply_gain(_windows(frame, base - half, 2 * half + 1), gain)  # (N, S, S, 3)
-        score = np.take(self._lut, lut_index(win)).astype(np.float32)
+        score = scores(self._table, win).astype(np.float32)
         # soft membership: 0 at half the threshold, 1 at twice it
         alpha = np.clip((score - _FG_LEVEL * 0.5) / (_FG_LEVEL * 1.5), 0, 1)
         valid = ((base[:, 0, None] + off[None] >= 0) & (base[:, 0, None] + off[None] < w))

@@ -130,11 +130,12 @@ class LiveSource:
 @dataclass(frozen=True)
 class _Seen:
     """What the detection stage made of one frame: the ``calibrated`` events of a knocked
-    camera found again, the classified detections, and the calibration in force for it (its
-    camera, or None, and its pockets' pixels)."""
+    camera found again, the detections (classified, or to be by ``classify``), and the
+    calibration in force for it (its camera, or None, and its pockets' pixels)."""
 
     events: list[dict]
     detections: object
+    classify: Callable[[object], object] | None
     calibration: Calibration
     camera: object
     pockets_px: dict
@@ -145,7 +146,9 @@ class Pipeline:
     """Per-frame work from pixels to the score.
 
     ``detect``: frame BGR -> detections with ``xy_px`` (K, 2), ``xy_mm`` (K, 2), ``cls`` (K,)
-    and ``confidence`` (K,) (the detector and colour classifier). The referee is fed a
+    and ``confidence`` (K,) (the detector and colour classifier); when it has ``stages``
+    (``shrink``, ``find``, ``classify``, as ``tracker.track_command.make_detect`` gives), the
+    three are taken as three stages. The referee is fed a
     ``frame_start`` for ``players`` and every finished shot; its results become ``score`` and
     ``frame_end`` events.
 
@@ -155,8 +158,8 @@ class Pipeline:
     in table mm, so the tracks go on through it.
 
     ``process(frame)`` takes one frame through every stage; ``run(frames)`` gives the same
-    results for a whole source, detecting each frame on a thread of its own while the frame
-    before it is tracked.
+    results for a whole source, shrinking each frame to its work image on a thread of its own
+    and detecting it on another while the frame before it is classified and tracked.
     """
 
     calibration: Calibration
@@ -216,26 +219,46 @@ class Pipeline:
 
     def run(self, frames: Iterable[Frame], ahead: bool = True) -> Iterator[FrameResult]:
         """The results of ``process`` for every frame of ``frames``, in order. With ``ahead``
-        each frame's detection (the camera check, the detector and the colour classifier, whose
-        state follows from the frames before it alone) runs on a thread, one frame ahead of the
-        tracking, the shots and the referee (OpenCV and most of numpy let the two run on two
-        cores)."""
+        each frame's detection (the camera check and the detector, whose state follows from
+        the frames before it alone) runs on a thread, one frame ahead of the colour
+        classification, the tracking, the shots and the referee, and the detector's work
+        image of the frame after it is made on another (OpenCV and most of numpy let them run
+        on two cores). OpenCV's own threads are not used meanwhile: the pipeline's keep the
+        cores busy, and handing each call's rows to them costs more CPU time than it saves."""
         if not ahead:
             for frame in frames:
                 yield self.process(frame)
             return
-        for frame, seen in read_ahead(((f, self._see(f)) for f in frames), depth=2):
-            yield self._follow(frame, seen)
+        cv_threads = cv2.getNumThreads()
+        cv2.setNumThreads(1)
+        try:
+            shrunk = read_ahead(((f, self._shrink(f)) for f in frames), depth=2)
+            for frame, seen in read_ahead(((f, self._see(f, s)) for f, s in shrunk), depth=2):
+                yield self._follow(frame, seen)
+        finally:
+            cv2.setNumThreads(cv_threads)
 
-    def _see(self, frame: Frame) -> _Seen:
-        """The detection stage of one frame."""
+    def _shrink(self, frame: Frame):
+        """The first detection stage of one frame, from the frame alone: its work image for
+        the detector (None when ``detect`` has no stages)."""
+        stages = getattr(self.detect, "stages", None)
+        return None if stages is None else stages[0](frame.image)
+
+    def _see(self, frame: Frame, shrunk=None) -> _Seen:
+        """The detection stage of one frame, given what ``_shrink`` made of it, if anything."""
         recalibrated = self._check_camera(frame)
-        return _Seen(recalibrated, self.detect(frame.image), self.calibration, self._camera,
+        stages = getattr(self.detect, "stages", None)
+        if stages is None:
+            found, classify = self.detect(frame.image), None
+        else:
+            _, find, classify = stages
+            found = find(frame.image, shrunk)
+        return _Seen(recalibrated, found, classify, self.calibration, self._camera,
                      self._pockets_px)
 
     def _follow(self, frame: Frame, seen: _Seen) -> FrameResult:
-        """The tracking, shot and referee stages of one frame, after its detection."""
-        det = seen.detections
+        """The colour, tracking, shot and referee stages of one frame, after its detection."""
+        det = seen.detections if seen.classify is None else seen.classify(seen.detections)
         state = self.tracker.update(frame.index, frame.t, np.asarray(det.xy_mm, float),
                                     np.asarray(det.cls, int), np.asarray(det.confidence, float))
         events = list(seen.events)

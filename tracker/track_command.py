@@ -84,7 +84,11 @@ def _cut_to_last_shot(path: Path, events: list[dict]) -> list[dict]:
 
 def make_detect(cal: Calibration):
     """frame -> classified Detections, with the detector's cloth model adapting over frames.
-    The function's ``detector`` attribute is its ``BallDetector``."""
+    The function's ``detector`` attribute is its ``BallDetector``; its ``stages`` the three
+    steps it takes, which a pipeline may run on different threads: ``shrink`` (frame -> its
+    work image, from the frame alone, in any order), ``find`` (frame and what ``shrink`` gave
+    it, or None -> the detections and the cloth model they were found against) and
+    ``classify`` (what ``find`` gave -> classified Detections), the last two in frame order."""
     from tracker.colour import ColourClassifier
     from tracker.detect import BallDetector
 
@@ -93,13 +97,25 @@ def make_detect(cal: Calibration):
 
     last: list = [None, None]  # the detector's last answer and its classification
 
-    def detect(image: np.ndarray):
-        found = detector.detect(image)
-        if found is not last[0]:  # the same object when nothing on the table changed
-            last[:] = [found, classifier.classify(found, detector.cloth)]
+    def shrink(image: np.ndarray):
+        return detector, detector.work_image(image)
+
+    def find(image: np.ndarray, shrunk=None):
+        # a work image made by the detector this one replaced (a knocked camera) is not used
+        work = shrunk[1] if shrunk is not None and shrunk[0] is detector else None
+        return detector.detect(image, work), detector.cloth
+
+    def classify(found):
+        detections, cloth = found
+        if detections is not last[0]:  # the same object when nothing on the table changed
+            last[:] = [detections, classifier.classify(detections, cloth)]
         return last[1]
 
+    def detect(image: np.ndarray):
+        return classify(find(image))
+
     detect.detector = detector
+    detect.stages = (shrink, find, classify)
     return detect
 
 

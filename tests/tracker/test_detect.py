@@ -298,6 +298,31 @@ def test_an_arm_reaching_in_from_beyond_the_picture_holds_no_ball():
     assert looked == 3
 
 
+def test_changes_searched_in_boxes_find_what_the_whole_window_finds(monkeypatch):
+    """The sample clip ``break_off`` (the balls spreading over the table, changes all over it):
+    each cluster of change searched in a box of its own gives, frame by frame, the very
+    detections of a search of the whole window around every change."""
+    import tracker.detect as detect
+
+    clip = Path(__file__).resolve().parents[2] / "sample_videos" / "break_off.mp4"
+    meta, _ = read_truth(clip)
+    cal = Calibration.from_camera(Camera.from_dict(meta["camera"]))
+    boxed, whole = BallDetector(cal), BallDetector(cal)
+    found = []
+    for k, image in enumerate(read_frames(clip)):
+        if k >= 150:
+            break
+        a = boxed.detect(image)
+        with monkeypatch.context() as m:
+            m.setattr(detect, "_grown", lambda box, by, window: window)  # one box: the window
+            b = whole.detect(image)
+        for name in ("xy_px", "r_px", "confidence", "xy_mm", "lab"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name),
+                                          err_msg=f"frame {k}: {name}")
+        found.append(len(a))
+    assert min(found) >= 10
+
+
 def test_ball_size_is_measured_only_on_blobs_that_agree():
     """Lone round blobs whose clearly-not-cloth cores agree set the balls' apparent size (a
     calibration whose scale is off); three that disagree (a hand, the cue's tip beside a ball)
@@ -432,6 +457,21 @@ def test_cloth_model_learnt_from_the_frame(overhead):
     det.detect(frame)
     green = np.asarray(renderer.look.cloth_bgr, float)
     assert np.allclose(det.cloth.chroma, green / green.sum(), atol=0.03)
+
+
+def test_score_table_gives_the_lookup_tables_score_of_every_colour():
+    """``scores`` through a ``score_table`` is ``lut[lut_index(bgr)]`` for every BGR, in
+    images and in stacks of windows."""
+    from tracker.detect import ClothModel, lut_index, score_table, scores
+
+    lut = ClothModel(np.array([0.3, 0.45, 0.25]), 0.01, 200.0).lut()
+    table = score_table(lut)
+    v = np.arange(256, dtype=np.uint8)
+    b, g, r = np.meshgrid(v, v, v, indexing="ij")
+    every = np.stack([b, g, r], -1).reshape(4096, 4096, 3)
+    np.testing.assert_array_equal(scores(table, every), lut[lut_index(every)])
+    windows = every.reshape(-1, 3)[:12 * 37 * 37].reshape(12, 37, 37, 3)
+    np.testing.assert_array_equal(scores(table, windows), lut[lut_index(windows)])
 
 
 def test_frame_of_wrong_size_is_refused(overhead):
