@@ -188,6 +188,8 @@ class _Shot:
     jumps: list[dict] = field(default_factory=list)  # the jump events of the shot
     drives: list[_Drive] = field(default_factory=list)  # contacts whose pair may meet a nose
     drove: dict[frozenset, float] = field(default_factory=dict)  # pair -> its last drive's t
+    # id -> (t, (2,) mm/s): the velocity a kiss sent it at, from the other ball's line before
+    blows: dict[str, list[tuple[float, np.ndarray]]] = field(default_factory=dict)
 
 
 def _since(history: list, t: float) -> list:
@@ -437,11 +439,15 @@ class ShotTracker:
         kicked = okb & oka & (np.hypot(*dv.T) > kick)
         # a line before that spans a contact of an earlier interval holds on neither side of it
         spanned = np.array([any(t[0] < h <= t0 for h in shot.hit_at.get(b, ())) for b in ids])
+        # nor one that spans a bounce an earlier interval dated
+        bounced = np.array([any(b == c and t[0] < h <= t0 for (c, _), h in
+                                shot.last_cushion.items()) for b in ids])
         out: list[dict] = []
         hits: dict[int, list[float]] = {}
         from_rest: list[tuple[int, np.ndarray, float]] = []
         out += self._contacts(shot, ids, t, nb, pb, vb, okb, pa, va, oka, started, depart,
-                              resting, kicked, kick, spanned, hits, from_rest)
+                              resting, kicked, kick, spanned | bounced, xy[nb - 1:nb + 1], hits,
+                              from_rest)
         out += self._squeezes(shot, ids, t0, t1, pb, pa, va, from_rest)
         # each line holds between the impulses of the interval: the line before up to the
         # first contact, the line after back to the last one or to leaving a resting place
@@ -613,16 +619,20 @@ class ShotTracker:
         return True
 
     def _contacts(self, shot, ids, t, nb, pb, vb, okb, pa, va, oka, started, depart, resting,
-                  kicked, kick, spanned, hits: dict[int, list[float]],
+                  kicked, kick, spanned, seen: np.ndarray, hits: dict[int, list[float]],
                   from_rest: list[tuple[int, np.ndarray, float]]) -> list[dict]:
         """Ball-ball contacts in the interval (t[nb - 1], t[nb]] from the lines before (pb, vb at
         t[nb - 1]) and after (pa, va at t[nb]) of balls ``ids``; ``started``: resting balls set
         moving, at ``depart``; ``kicked``: velocity changed by more than ``kick``; ``spanned``:
-        lines before that span an earlier contact. The instants of each ball's contacts go into
+        lines before that span an earlier contact or bounce (no impulse is read off them);
+        ``seen`` (2, N, 2): the positions seen at either end of the interval (NaN unseen). The
+        instants of each ball's contacts go into
         ``hits`` (ball index -> [t]); balls struck from rest (index, the blow's unit direction, its
         instant) into ``from_rest``, also when the contact is one an earlier interval dated (the
         ball seen off its place only now). A ball resting before was kissed only if set moving, or
-        if the other came straight back off it. A pair kisses again soon after only when a cushion
+        if the other came straight back off it; so was a ball whose lines span a bounce or
+        contact (they show no impulse) if the other came straight back off where it was seen.
+        A pair kisses again soon after only when a cushion
         turned one of them in between: the kiss again is dated where their lines after put them a
         diameter apart. A contact seen on lines before that hold up to it goes into ``shot.drives``
         (once, also when an earlier interval or a nudge dated it)."""
@@ -653,6 +663,12 @@ class ShotTracker:
                     off = self._struck_off(pb[r], pb[m], vb[m], pa[m], va[m], t0, t1, kick)
             if still and off is None:
                 continue
+            for r, m in ((i, j), (j, i)):
+                # its lines hold on neither side of an impulse: where it was seen tells
+                if (off is None and not still and spanned[r] and okb[m] and oka[m]
+                        and not spanned[m] and kicked[m] and np.isfinite(seen[:, r]).all()):
+                    off = self._struck_off(seen[0, r], pb[m], vb[m], pa[m], va[m], t0, t1, kick,
+                                           (seen[1, r] - seen[0, r]) / dt)
             if not (started[i] or started[j] or kicked[i] or kicked[j]):
                 continue
             close, tau, overlap = np.inf, None, False
@@ -678,9 +694,13 @@ class ShotTracker:
                         tau = t1 - root
             # the impulse along the line of centres (from i to j): pushes j on, i back
             nrm = (pb[j] - pb[i]) if okb[i] and okb[j] else (pa[j] - pa[i])
+            if off is not None and not still:
+                # the lines of one hold on neither side: the centres where it was seen
+                nrm = (seen[0, j] - seen[0, i]) + (seen[1, j] - seen[1, i])
             nrm = nrm / max(float(np.hypot(*nrm)), 1e-9)
-            push_j = float((va[j] - vb[j]) @ nrm) if oka[j] and okb[j] else 0.0
-            push_i = -float((va[i] - vb[i]) @ nrm) if oka[i] and okb[i] else 0.0
+            held = oka & okb & ~spanned
+            push_j = float((va[j] - vb[j]) @ nrm) if held[j] else 0.0
+            push_i = -float((va[i] - vb[i]) @ nrm) if held[i] else 0.0
             impulse = max(push_i, push_j) > 0.5 * kick and min(push_i, push_j) > -0.5 * kick
             # the white leaving its place at the shot's start was the cue's doing
             struck = [n for n in (i, j) if started[n] and ids[n] != "white"]
@@ -714,6 +734,11 @@ class ShotTracker:
                 hits.setdefault(i, []).append(tau)
                 hits.setdefault(j, []).append(tau)
                 out += self._kiss(shot, ids[i], ids[j], tau)
+                # the blow each moving ball took: the other's speed along the line of centres,
+                # passed on (one struck from rest was off no nose before)
+                for m, o, u in ((i, j, -nrm), (j, i, nrm)):
+                    if not resting[m] and okb[o] and not spanned[o] and float(vb[o] @ u) > 0:
+                        shot.blows.setdefault(ids[m], []).append((tau, float(vb[o] @ u) * u))
             dated = last if known else tau
             if (okb[i] and okb[j] and not (spanned[i] or spanned[j])
                     and shot.drove.get(pair) != dated):
@@ -727,9 +752,11 @@ class ShotTracker:
         return out
 
     def _struck_off(self, rest: np.ndarray, pb: np.ndarray, vb: np.ndarray, pa: np.ndarray,
-                    va: np.ndarray, t0: float, t1: float, kick: float) -> float | None:
+                    va: np.ndarray, t0: float, t1: float, kick: float,
+                    drift: np.ndarray | None = None) -> float | None:
         """When a ball (line before pb, vb at t0, after pa, va at t1) came straight back off a
-        ball that stayed at ``rest`` (2,): its two lines meet (within ``contact_tol_mm``) in
+        ball that stayed at ``rest`` (2,) (or was there at t0 and went on at ``drift`` (2,)
+        mm/s): its two lines meet (within ``contact_tol_mm``) in
         the interval (t0, t1], a diameter (and ``contact_tol_mm``) from that ball, coming at
         it, and its velocity changed by more than ``kick`` away from it, within 45 degrees of
         the line of centres. None if not."""
@@ -742,11 +769,14 @@ class ShotTracker:
         if not t0 < tau <= t1 or float(np.hypot(*(c + dv * tau))) > tol:
             return None
         at = pb + vb * (tau - t0)
+        if drift is not None:
+            rest = rest + drift * (tau - t0)
         gap = float(np.hypot(*(rest - at)))
         n = (rest - at) / max(gap, 1e-9)
         push = -float(dv @ n)
         across = float(np.hypot(*(dv + push * n)))
-        if abs(gap - D) > tol or float(vb @ n) <= 0 or push <= kick or across >= push:
+        closing = float((vb - (0.0 if drift is None else drift)) @ n)
+        if abs(gap - D) > tol or closing <= 0 or push <= kick or across >= push:
             return None
         return tau
 
@@ -878,19 +908,29 @@ class ShotTracker:
         key = (tid, self._nose_names[s])
         last = shot.last_cushion.get(key)
         if (last is not None and when - last < self.config.fit_frames * dt
-                and not self._struck_back(shot, tid, last, when, dt)):
+                and not self._struck_back(shot, tid, s, last, when, dt)):
             return []  # the bounce an earlier interval dated
         shot.last_cushion[key] = when
         return [self._event("cushion", shot, when, ball=tid, **{"class": shot.classes.get(tid)},
                             cushion=self._nose_names[s])]
 
-    def _struck_back(self, shot: _Shot, tid: str, t0: float, t1: float, dt: float) -> bool:
-        """Whether ball ``tid``, off a cushion at t0, may have been struck back at it by t1: a
-        ball that was not beside it about the bounce (within a diameter and ``contact_tol_mm``
-        at a frame of the ``fit_frames`` before it, or in a contact with it dated from then to
-        t1) came there at a frame in (t0, t1]."""
+    def _struck_back(self, shot: _Shot, tid: str, s: int, t0: float, t1: float,
+                     dt: float) -> bool:
+        """Whether ball ``tid``, off nose ``s`` at t0, may have been struck back at it by t1: a
+        kiss in (t0, t1) sent it at that nose (faster than ``cushion_mm_s``, the line of centres
+        within 45 degrees of the nose's normal), or a ball that
+        was not beside it about the bounce (within a diameter and ``contact_tol_mm`` at a frame
+        of the ``fit_frames`` before it, or in a contact with it dated from then to t1) came
+        there at a frame in (t0, t1]."""
         near = self.table_ball_diameter_mm + self.config.contact_tol_mm
         W = int(self.config.fit_frames)
+        for t, v in shot.blows.get(tid, ()):
+            # the line of centres within 45 degrees of the nose's normal: what the ball kept
+            # of its own velocity, across that line, does not take it off the nose
+            inward = -float(v @ self._nose_n[s])
+            if (t0 < t < t1 and inward > self.config.cushion_mm_s
+                    and inward > abs(float(v @ self._nose_d[s]))):
+                return True
 
         def beside(seen):
             return {k for k, p in seen.items() if k != tid and tid in seen

@@ -701,3 +701,62 @@ def test_a_ball_that_stayed_still_was_kissed_if_the_white_came_straight_back_off
     vb, va = np.array([1500.0, 1500.0]), np.array([-1200.0, 1500.0])
     pb, pa = at + vb * (t0 - t_hit), at + va * (t1 - t_hit)
     assert shots._struck_off(at + [0.0, D], pb, vb, pa, va, t0, t1, 450.0) is None
+
+
+def _on_path(t: float, pieces: list[tuple]) -> tuple[np.ndarray, np.ndarray]:
+    """(position, velocity) at t on a path of straight pieces, each (from when, a point it
+    passes, when it passes it, velocity), in time order."""
+    _, p, t_p, v = [piece for piece in pieces if piece[0] <= t][-1]
+    return p + v * (t - t_p), v
+
+
+def _struck_back(t_b1: float, gap_s: float = 0.027, frames: int = 90):
+    """break_off, red_07: a red meets the left top nose at t_b1, comes off it, and gap_s later
+    a red coming across kisses it back into the nose (equal masses, elastic: they swap their
+    speeds along the line of centres); it bounces again. (frames, the kiss, the second
+    bounce)."""
+    R, h, D = SNOOKER.ball_radius_mm, SNOOKER.cushion_nose_height_mm, SNOOKER.ball_diameter_mm
+    reach = np.sqrt(R * R - (h - R) ** 2)
+    t_set = 1.5  # both reds set moving
+    a0, a1 = np.array([-400.0, -200.0]), np.array([300.0, -200.0])
+    at_b1 = np.array([reach, 2400.0])
+    t_k = t_b1 + gap_s
+    at_k = at_b1 + a1 * gap_s
+    u = np.array([0.92, -0.39]) / np.hypot(0.92, -0.39)  # from the red to the one that hits it
+    b0 = np.array([-500.0, 0.0])
+    b_k = at_k + D * u
+    swap = float((a1 - b0) @ u)
+    a2, b1 = a1 - swap * u, b0 + swap * u
+    t_b2 = t_k + (at_k[0] - reach) / -a2[0]
+    at_b2 = at_k + a2 * (t_b2 - t_k)
+    a3 = np.array([-0.7 * a2[0], a2[1]])
+    red = [(-np.inf, at_b1, t_b1, a0), (t_b1, at_b1, t_b1, a1), (t_k, at_k, t_k, a2),
+           (t_b2, at_b2, t_b2, a3)]
+    other = [(-np.inf, b_k, t_k, b0), (t_k, b_k, t_k, b1)]
+    out = []
+    for f in range(frames):
+        t = f / 30.0
+        (a, av), (b, bv) = _on_path(max(t, t_set), red), _on_path(max(t, t_set), other)
+        if t < t_set:
+            av, bv = av * 0.0, bv * 0.0
+        assert np.hypot(*(b - a)) >= D - 1e-6
+        out.append({"white": _white_struck(f), "red_07": (*a, *av), "red_04": (*b, *bv)})
+    return out, t_k, t_b2
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("t_b1", [2.0, 2.0 + 0.4 / 30, 2.0 + 0.6 / 30, 2.0 + 0.8 / 30])
+def test_a_ball_kissed_back_into_the_cushion_it_just_left_bounces_again(t_b1, seed):
+    """break_off: a red struck back into the nose it left a frame before meets it again. Its
+    lines about the kiss span the first bounce, so only the other red's lines show the kiss
+    (their velocity change along the line of centres); the kiss sends it at the nose, so the
+    next bounce off it is a second one, not the first seen again."""
+    frames, t_k, t_b2 = _struck_back(t_b1)
+    events = _run(frames, np.random.default_rng(seed), sigma=0.5)
+    cushions = [e["t"] for e in events if e["type"] == "cushion" and e["ball"] == "red_07"
+                and e["cushion"] == "left_top"]
+    assert len(cushions) == 2
+    assert abs(cushions[0] - t_b1) < 1 / 30 and abs(cushions[1] - t_b2) < 2 / 30
+    kisses = [e["t"] for e in events if e["type"] == "contact"
+              and set(e["balls"]) == {"red_04", "red_07"}]
+    assert len(kisses) == 1 and abs(kisses[0] - t_k) < 1 / 30
