@@ -474,6 +474,22 @@ def _window_centroids(part: _Pieces, labels) -> tuple[np.ndarray, np.ndarray]:
             (np.rint(c[:, 1] * area) + oy * area) / area)
 
 
+def _looked_at(part: _Pieces, meets: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Which blobs of ``part`` meet ``meets`` ((h, w) bool of its box), (n,) bool, and which of
+    its blobs before the opening hold them, or None when it has not got those."""
+    look = np.bincount(part.labels[meets], minlength=part.n) > 0
+    look[0] = False
+    if part.whole is None:
+        return look, None
+    sel = np.zeros(len(part.wstats), bool)
+    for i in np.flatnonzero(look):
+        bx, by, bw, bh = part.stats[i, :4]
+        sl = (slice(by, by + bh), slice(bx, bx + bw))
+        sel[part.whole[sl][part.labels[sl] == i]] = True
+    sel[0] = False
+    return look, sel
+
+
 def _first_block(part: _Pieces, i: int) -> tuple[int, int]:
     """The (row, column) of the first 2 x 2 block of the window's pixels that blob ``i`` of
     ``part`` meets (the order connected-component labelling numbers blobs in)."""
@@ -954,15 +970,7 @@ class BallDetector:
                 lo_x, lo_y = (x0 + m if x0 > 0 else 0), (y0 + m if y0 > 0 else 0)
                 hi_x, hi_y = (x1 - m if x1 < full_w else full_w), (y1 - m if y1 < full_h
                                                                    else full_h)
-                meets = region[y0:y1, x0:x1] > 0
-                look = np.bincount(part.labels[meets], minlength=part.n) > 0
-                look[0] = False
-                sel = np.zeros(len(part.wstats), bool)
-                for i in np.flatnonzero(look):
-                    bx, by, bw, bh = part.stats[i, :4]
-                    sl = (slice(by, by + bh), slice(bx, bx + bw))
-                    sel[part.whole[sl][part.labels[sl] == i]] = True
-                sel[0] = False
+                look, sel = _looked_at(part, region[y0:y1, x0:x1] > 0)
                 spans = np.r_[part.stats[look, :4], part.wstats[sel, :4]]
                 inside = ((x0 + spans[:, 0] >= lo_x) & (y0 + spans[:, 1] >= lo_y)
                           & (x0 + spans[:, 0] + spans[:, 2] <= hi_x)
@@ -977,19 +985,9 @@ class BallDetector:
                 radii = [self._blob_radii(part, [i], prep)[0] for part, i in blobs]
                 return [(part, i, r) for (part, i), r in zip(blobs, radii)]
         part = self._pieces(small, prep, window, window, always_whole=False)
-        meets = region[wy0:wy1, wx0:wx1] > 0
-        look = np.bincount(part.labels[meets], minlength=part.n) > 0
-        look[0] = False
-        if part.whole is not None:
-            sel = np.zeros(len(part.wstats), bool)
-        for i in np.flatnonzero(look):
-            bx, by, bw, bh = part.stats[i, :4]
-            sl = (slice(by, by + bh), slice(bx, bx + bw))
-            if part.whole is not None:
-                sel[part.whole[sl][part.labels[sl] == i]] = True
+        look, sel = _looked_at(part, region[wy0:wy1, wx0:wx1] > 0)
         # the whole blobs of what is looked at must lie inside the window
-        comp, sel = (part.labels, look) if part.whole is None else (part.whole, sel)
-        sel[0] = False
+        comp, sel = (part.labels, look) if sel is None else (part.whole, sel)
         hh, ww = comp.shape
         edges = ([comp[0]] if wy0 > 0 else []) + ([comp[:, 0]] if wx0 > 0 else []) + (
             [comp[hh - 1]] if wy1 < full_h else []) + ([comp[:, ww - 1]] if wx1 < full_w

@@ -737,9 +737,9 @@ class BallTracker:
         if recent and len(free):
             wide = [(recent[i], free[j]) for i, j in self._assign_wide(
                 [active[i] for i in recent], bounds, z[free], cls[free], conf[free], t)]
+        wide_tracks, wide_dets = {i for i, _ in wide}, {j for _, j in wide}
         back = [(i, j) for i, j in held
-                if (i, j) in wide or (i not in {a for a, _ in wide}
-                                      and j not in {b for _, b in wide})]
+                if (i, j) in wide or (i not in wide_tracks and j not in wide_dets)]
         for i, jj in wide:
             if (i, jj) in back:
                 continue
