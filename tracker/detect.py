@@ -249,8 +249,8 @@ _WHITE = 600
 # share of a disc a ball fills (a cue with its shadow, a finger fill less)
 _FULL = 0.8
 # a disc inside a bigger round blob is a ball only when few of the blob's pixels around it
-# (at most this share) are of its colour (within this OpenCV Lab distance): a ball by the
-# fingers, not a knuckle of the hand or a fold of the sleeve
+# (at most this share) are of its colour (within this OpenCV Lab distance) running on from it:
+# a ball by the fingers, not a knuckle of the hand or a fold of the sleeve
 _ALIKE_LAB = 25.0
 _ALIKE_SHARE = 0.1
 # two discs in a blob are a bar (the cue, an arm) only if it reaches at least this share as
@@ -1324,6 +1324,11 @@ class BallDetector:
         strong_k = np.bincount(slot, weights=strong[ring2], minlength=8 * n).reshape(n, 8)
         occupied = strong_k > 0.3 * np.maximum(in_k, 1)
         through = np.any(occupied[:, :4] & occupied[:, 4:], axis=1)
+        # ... as one thing, joined over the ball or round it: a cue beside the ball with cloth
+        # between, and a shadow on its far side, are two
+        for i in np.flatnonzero(through):
+            near_i = strong[i] & cell[i] & valid[i] & (d_own[i] <= (1.8 * rr[i]) ** 2)
+            through[i] = _joined_across(near_i, ring2[i], sector[i], occupied[i])
         # a disc split off a ball onto the shadow under it: its own part is mostly weak
         # (dark cloth), where a ball's, even a black one's, is solid
         own = disc & cell
@@ -1673,8 +1678,9 @@ def _bar_end(blob: np.ndarray, p: np.ndarray, r: float) -> bool:
 def _colour_alike(lab: np.ndarray, blob: np.ndarray, p: np.ndarray, r: float) -> float:
     """The share of the blob's pixels around a disc of radius ``r`` at ``p`` (x, y), 1.3 to
     2.5 radii from its centre, whose colour is within ``_ALIKE_LAB`` of the median colour of the
-    disc's middle (within 0.6 radii): ``blob`` soft membership, ``lab`` its image, both work
-    px; 1 when there are too few pixels to tell."""
+    disc's middle (within 0.6 radii) and which are joined to that middle by pixels of that
+    colour (of the disc or the blob, within 2.5 radii): ``blob`` soft membership, ``lab`` its
+    image, both work px; 1 when there are too few pixels to tell."""
     h, w = blob.shape
     k = int(np.ceil(2.5 * r))
     x0, y0 = max(int(p[0]) - k, 0), max(int(p[1]) - k, 0)
@@ -1682,12 +1688,34 @@ def _colour_alike(lab: np.ndarray, blob: np.ndarray, p: np.ndarray, r: float) ->
     yy, xx = np.mgrid[y0:y1, x0:x1]
     dist = np.hypot(xx - p[0], yy - p[1])
     win, on = lab[y0:y1, x0:x1], blob[y0:y1, x0:x1] > 0.5
-    inner = win[dist <= 0.6 * r]
-    around = win[on & (dist > 1.3 * r) & (dist <= 2.5 * r)]
-    if len(inner) < 5 or len(around) < 5:
+    middle = dist <= 0.6 * r
+    around = on & (dist > 1.3 * r) & (dist <= 2.5 * r)
+    n_around = int(np.count_nonzero(around))
+    if np.count_nonzero(middle) < 5 or n_around < 5:
         return 1.0
-    off = np.linalg.norm(around - np.median(inner, axis=0), axis=1)
-    return float(np.mean(off < _ALIKE_LAB))
+    alike = np.linalg.norm(win - np.median(win[middle], axis=0), axis=2) < _ALIKE_LAB
+    alike &= (on | (dist <= r)) & (dist <= 2.5 * r)
+    # a knuckle's colour runs on from it into the hand; the like colour of something beyond
+    # another (the shadow under the cue by a ball) is not the disc's
+    _, part = cv2.connectedComponents(alike.astype(np.uint8), connectivity=8)
+    mine = np.unique(part[alike & middle])
+    joined = np.isin(part, mine[mine > 0])
+    return float(np.count_nonzero(joined & around)) / n_around
+
+
+def _joined_across(thing: np.ndarray, ring: np.ndarray, sector: np.ndarray,
+                   occupied: np.ndarray) -> bool:
+    """Whether ``thing`` ((S, S) bool: a window's not-cloth pixels near a disc) is one piece
+    across the disc: a piece of it meets the ``ring`` ((S, S) bool, round the disc) in two
+    opposite sectors that are both ``occupied`` ((8,) bool; ``sector`` (S, S) the sector 0..7
+    of each pixel, k + 4 opposite k)."""
+    _, part = cv2.connectedComponents(thing.astype(np.uint8), connectivity=8)
+    on = ring & thing
+    for k in np.flatnonzero(occupied[:4] & occupied[4:]):
+        a, b = part[on & (sector == k)], part[on & (sector == k + 4)]
+        if np.intersect1d(a[a > 0], b[b > 0]).size:
+            return True
+    return False
 
 
 def _highlights(frame: np.ndarray, centres: np.ndarray, radii: np.ndarray) -> np.ndarray:

@@ -250,6 +250,55 @@ def test_ball_between_a_sleeve_and_fingers_is_found(overhead, finger_r):
     _only_the_red_found(overhead, red_y, [_ARM, fingers], "the fingers")
 
 
+def test_the_colour_of_a_ball_beyond_the_cue_by_it_is_not_the_balls_own():
+    """A brown disc in a bigger blob with the cue across the blob just under it and, beyond the
+    cue, the shadow under it as dark as the ball: that shadow is not the ball's colour running
+    on (a knuckle's into its hand), so little of the blob around the disc is alike; a disc in
+    a hand of its own colour is still all alike."""
+    from tracker.detect import _ALIKE_SHARE, _colour_alike
+
+    r, p = 8.0, np.array([30.0, 24.0])
+    yy, xx = np.mgrid[0:60, 0:60]
+    dist = np.hypot(xx - p[0], yy - p[1])
+    brown, cue, skin = (60.0, 124.0, 155.0), (200.0, 110.0, 150.0), (170.0, 140.0, 150.0)
+    lab = np.empty((60, 60, 3), np.float32)
+    lab[:] = skin
+    lab[(yy - p[1] > r) & (yy - p[1] < r + 5)] = cue
+    lab[yy - p[1] >= r + 5] = brown
+    lab[dist <= r] = brown
+    blob = ((dist <= r) | (yy - p[1] > r)).astype(np.float32)
+    assert _colour_alike(lab, blob, p, r) <= _ALIKE_SHARE
+    hand = np.full((60, 60, 3), skin, np.float32)
+    assert _colour_alike(hand, np.ones((60, 60), np.float32), p, r) == 1.0
+
+
+@pytest.mark.parametrize("gap", [1.0, 3.0, 5.0])
+def test_ball_between_the_cue_and_a_shadow_is_found(overhead, gap):
+    """A red with the cue passing just beside it (``gap`` mm of cloth between) and a shadow
+    joined to its other side: the not-cloth ring round it is filled on opposite sides, but by
+    two things, neither passing over or under the ball, so it is a ball."""
+    cam, renderer, cal = overhead
+    red = np.array([900.0, 1800.0, R])
+    y_cue = red[1] + R + gap + 5.0
+    cue = Capsule((red[0] - 400.0, y_cue, 40.0), (red[0] + 400.0, y_cue, 40.0), 5.0, 5.0,
+                  (120, 175, 215))
+    frame, _ = renderer.render(["red"], red[None], occluders=[cue])
+    r_px = float(cam.ball_radius_px(red[None], R)[0])
+    c = cam.project(red[None])[0]
+    # the shadow: a crescent on the side away from the cue, out to 1.75 radii
+    yy, xx = np.mgrid[0:frame.shape[0], 0:frame.shape[1]]
+    away = np.asarray(cam.project((red + [0.0, -R, 0.0])[None])[0]) - c
+    rho = np.hypot(xx - c[0], yy - c[1]) / r_px
+    cos = ((xx - c[0]) * away[0] + (yy - c[1]) * away[1]) / np.maximum(
+        rho * r_px * np.hypot(*away), 1e-9)
+    green = np.asarray(renderer.look.cloth_bgr, float)
+    cloth = np.abs(frame.astype(float) - green).sum(-1) < 60
+    frame[(rho > 0.95) & (rho < 1.75) & (cos > np.cos(np.radians(30))) & cloth] = (
+        0.15 * green + 20).astype(np.uint8)
+    d = BallDetector(cal).detect(frame)
+    assert len(d) == 1 and np.hypot(*(d.xy_px[0] - c)) < 0.3 * r_px, (d.xy_px, c)
+
+
 def test_touching_balls_with_the_cue_tip_at_their_neck_are_both_found():
     """The sample clip ``touching``: the player addresses the white, which touches a red, the
     cue tip over the neck between them. The two discs are not a bar (the cue's): their neck,
@@ -520,6 +569,15 @@ def test_broadcast_packs_are_counted_by_their_highlights():
     stems = ["22", "26", "30", "31", "32", "36", "46", "49"]
     wrong = {stem: e for stem in stems if (e := _count_errors(stem))}
     assert not wrong, wrong
+
+
+@pytest.mark.realdata
+@pytest.mark.skipif(not TASK1.is_dir(), reason=f"real stills not found at {TASK1}")
+def test_broadcast_ball_by_the_cue_and_the_bridge_hand_is_counted():
+    """Still 12: the brown lies by the cue, just above the bridge hand, joined in one blob with
+    the cushion's shadow and the player's arm; the shadow under the cue is as dark as the brown
+    and the cushion's shadow fills the ring round it opposite the cue. It is a ball."""
+    assert not _count_errors("12")
 
 
 def test_highlights_one_on_each_ball_none_on_the_cloth():
