@@ -87,6 +87,12 @@ _INWARD = {
     "left_baulk": (1.0, 0.0), "left_top": (1.0, 0.0),
     "right_baulk": (-1.0, 0.0), "right_top": (-1.0, 0.0),
 }
+# The middle pockets' mouths, looked at along the middle of the cushion rubber beside them:
+# the dark gap must be this much darker than the rubber (grey levels) to be read.
+MOUTH_CONTRAST = 20.0
+# A mouth's middle is one reading from two long edges; its residual counts this many times a
+# nose edge's.
+MOUTH_WEIGHT = 8.0
 _SIDE = {"baulk": "baulk", "top": "top", "left_baulk": "left", "left_top": "left",
          "right_baulk": "right", "right_top": "right"}
 
@@ -313,6 +319,52 @@ def _painted_observations(model, gray, region, table, radius_mm):
     return obs, score, float(gl.mean()) if len(gl) else 0.0, float(ga.mean()) if len(ga) else 0.0
 
 
+def _mouth_observations(model: CameraModel, gray: np.ndarray, table: SnookerTableSpec
+                        ) -> Observations:
+    """The middle pockets' mouths, where the cushions' lines leave the length free (only the
+    end cushions and the painted lines fix it, all at the ends of the table).
+
+    The two jaws of a middle pocket are mirror images about the table's middle across its length,
+    so the middle of the dark gap they leave, whatever their shape, lies at half the length. The
+    gap is read along the rubber half a cushion's depth outside the nose, from the middle outwards
+    to where it is half as dark as the rubber beyond it, on each side; each of those two points is
+    an observation on the line across the table at its side's distance from the middle as the
+    model puts it, so that only the gap's middle is fitted."""
+    obs = Observations()
+    L, W, z = table.length_mm, table.width_mm, table.cushion_nose_height_mm
+    m = table.middle_mouth_mm / 2
+    s = np.arange(-3 * m, 3 * m + 0.25, 0.5)
+    far, hole = np.abs(s) > m + 40.0, np.abs(s) < m / 2
+    h, w = gray.shape
+    for x in (-table.cushion_depth_mm / 2, W + table.cushion_depth_mm / 2):
+        px = _project(model, np.c_[np.full(len(s), x), L / 2 + s, np.full(len(s), z)])
+        if not ((px >= 1).all() and (px[:, 0] < w - 2).all() and (px[:, 1] < h - 2).all()):
+            continue
+        v = cv2.remap(gray, px[:, 0].astype(np.float32).reshape(1, -1),
+                      px[:, 1].astype(np.float32).reshape(1, -1), cv2.INTER_LINEAR).ravel()
+        dark = float(np.median(v[hole]))
+        rubber = [float(np.median(v[far & (s < 0)])), float(np.median(v[far & (s > 0)]))]
+        if min(rubber) - dark < MOUTH_CONTRAST or abs(rubber[0] - rubber[1]) > 0.25 * (
+                min(rubber) - dark):
+            continue
+        ends = []
+        for sign, level in ((-1, rubber[0]), (1, rubber[1])):
+            half = 0.5 * (level + dark)
+            idx = np.flatnonzero(s == 0)[0] + sign * np.arange(int(3 * m / 0.5) + 1)
+            above = np.flatnonzero(v[idx] >= half)
+            if not len(above) or above[0] == 0:
+                break
+            j, k = idx[above[0] - 1], idx[above[0]]  # dark, then light
+            t = (half - v[j]) / max(v[k] - v[j], 1e-6)
+            ends.append((s[j] + t * (s[k] - s[j]), px[j] + t * (px[k] - px[j])))
+        if len(ends) < 2 or not 0.5 * m < ends[1][0] - ends[0][0] < 5 * m:
+            continue
+        gap = 0.5 * (ends[1][0] - ends[0][0])
+        for (_, at), y in zip(ends, (L / 2 - gap, L / 2 + gap)):
+            obs.add_line(at, (-100.0, y, z), (W + 100.0, y, z), "middle_mouth", MOUTH_WEIGHT)
+    return obs
+
+
 def _merge(*parts: Observations) -> Observations:
     out = Observations()
     for p in parts:
@@ -504,6 +556,9 @@ def _fit_table(image, gray, cloth, model, table, source, undercut, fine=None) ->
         # looking down with the painted lines seen: the cushions whose edge blends face and
         # nose are placed by the rest (see ``_visible_edges``)
         model.fit_offsets = tuple(sorted(set(n for n in obs.line_slide if n)))
+    mouths = model.f_prior is not None and baulk_found
+    if mouths:
+        obs = _merge(obs, _mouth_observations(model, gray, table))
     model = fit(model, obs, scale_px=0.75, bend_px=BEND_PX)
     # Which cushions show their undercut face depends on where the camera is: once the fit has
     # moved it across that line for a cushion, its edges are found and fitted again.
@@ -513,6 +568,8 @@ def _fit_table(image, gray, cloth, model, table, source, undercut, fine=None) ->
         nose, support, shown = _nose_observations(model, gray, valid, table, 14.0, samples,
                                                   undercut, fine=fine)
         obs = _merge(nose, painted) if baulk_found or by_colour else nose
+        if mouths:
+            obs = _merge(obs, _mouth_observations(model, gray, table))
         model = fit(model, obs, scale_px=0.75, bend_px=BEND_PX)
     heights = None
     if model.f_prior is not None and model.K_fixed is None:

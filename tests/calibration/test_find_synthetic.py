@@ -5,12 +5,15 @@ lamps, shadows, nap, sensor noise), against which the accuracy targets are set, 
 polygon renderer of ``calibration.synthetic`` (quick; sub-pixel crease structure at the far
 cushion of the broadcast view makes it the harder case there)."""
 
+from types import SimpleNamespace
+
+import cv2
 import numpy as np
 import pytest
 
 from calibration.calibrate import plane_error_mm
 from calibration.errors import InputError
-from calibration.find import calibrate_image, calibrate_points
+from calibration.find import _mouth_observations, calibrate_image, calibrate_points
 from calibration.specs import SNOOKER
 from calibration.synthetic import render_table, scene_balls, scene_cameras
 
@@ -104,3 +107,43 @@ def test_points_calibration_matches_camera():
                          camera.image_size)
     with pytest.raises(InputError, match="at least 4"):
         calibrate_points(dict(zip(names[:3], px[:3].tolist())), camera.image_size)
+
+
+def _true_model(camera):
+    """The projection parts of a ``CameraModel`` for ``camera`` (what the searches use)."""
+    rvec = cv2.Rodrigues(np.asarray(camera.R, float))[0].ravel()
+    return SimpleNamespace(rvec=rvec, tvec=np.asarray(camera.t, float), K=camera.K,
+                           dist=camera.dist)
+
+
+def _overhead_gray():
+    render = pytest.importorskip("tracker.sim.render")
+    camera = scene_cameras()["overhead"]
+    image = render.Renderer(camera).render([], np.zeros((0, 3)))[0]
+    return camera, cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+
+
+def test_middle_pocket_mouths_read_at_half_the_length():
+    camera, gray = _overhead_gray()
+    obs = _mouth_observations(_true_model(camera), gray, SNOOKER)
+    assert len(obs.line_px) == 4  # both jaws of both middle pockets
+    z = SNOOKER.cushion_nose_height_mm
+    y = np.array([camera.plane_points(p[None], z)[0, 1] for p in obs.line_px])
+    middles = 0.5 * (y[0::2] + y[1::2])
+    assert np.all(np.abs(middles - SNOOKER.length_mm / 2) < 0.15), middles
+    # the jaws' gap is about the mouth, wider where the rubber is cut back into the pocket
+    assert np.all((np.diff(y)[0::2] > 0.7 * SNOOKER.middle_mouth_mm)
+                  & (np.diff(y)[0::2] < 1.5 * SNOOKER.middle_mouth_mm))
+
+
+def test_hidden_middle_pocket_gives_no_reading():
+    camera, gray = _overhead_gray()
+    model = _true_model(camera)
+    # something lying over one middle pocket: its mouth is not read, the other one is
+    at = camera.project(np.array([[0.0, SNOOKER.length_mm / 2, 0.0]]))[0]
+    covered = gray.copy()
+    cv2.circle(covered, (int(at[0]), int(at[1])), 45, 200.0, -1)
+    obs = _mouth_observations(model, covered, SNOOKER)
+    assert len(obs.line_px) == 2
+    x = camera.plane_points(obs.line_px, SNOOKER.cushion_nose_height_mm)[:, 0]
+    assert np.all(x > SNOOKER.width_mm / 2)
