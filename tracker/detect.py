@@ -242,6 +242,10 @@ def scores(table: np.ndarray, bgr: np.ndarray) -> np.ndarray:
     return np.take(table, idx).reshape(shape)
 
 
+# soft membership of each not-cloth score (float32): 0 at half the threshold, 1 at twice it
+_SOFT = np.clip((np.arange(256, dtype=np.float32) - _FG_LEVEL * 0.5) / (_FG_LEVEL * 1.5), 0, 1)
+_SOFT.setflags(write=False)
+
 # brightness (B + G + R) of a lamp's highlight on a ball: this many times the cloth's, or near
 # white on a bright cloth
 _HIGHLIGHT = 2.5
@@ -390,6 +394,17 @@ def _disc_kernels_within(rr: int, r_disc: float, rs: int, r_near: float
     for a in (disc, kernel, near):
         a.setflags(write=False)
     return rr, disc, kernel, rs, near
+
+
+@functools.lru_cache(maxsize=256)
+def _ring_kernel(r: float) -> np.ndarray:
+    """The mean filter of the ring 1.3 to 1.9 radii ``r`` from a disc's centre."""
+    ro = int(np.ceil(1.9 * r))
+    yo, xo = np.mgrid[-ro:ro + 1, -ro:ro + 1]
+    ring = ((np.hypot(xo, yo) > 1.3 * r) & (np.hypot(xo, yo) <= 1.9 * r))
+    ring_k = ring.astype(np.float32) / float(max(ring.sum(), 1))
+    ring_k.setflags(write=False)
+    return ring_k
 
 
 def _silhouette_offsets(cam: Camera, centres_mm: np.ndarray, r_mm: float, n: int = 48
@@ -1027,8 +1042,7 @@ class BallDetector:
             cx, cy = _window_centroids(part, [i])
             return [(float(cx[0]), float(cy[0]))]
         # soft membership: a shadow joined to a ball (dark, cloth-coloured) counts less
-        soft = blob * np.clip((part.score[sl].astype(np.float32) - _FG_LEVEL * 0.5)
-                              / (_FG_LEVEL * 1.5), 0, 1)
+        soft = blob * _SOFT[part.score[sl]]
         x0, y0 = part.box[:2]
         if intruding:
             soft = soft * g["room"][y0 + by:y0 + by + bh, x0 + bx:x0 + bx + bw]
@@ -1051,22 +1065,22 @@ class BallDetector:
         y0, y1 = int(max(np.floor(y - r), 0)), int(min(np.ceil(y + r) + 1, h))
         if x1 <= x0 or y1 <= y0:
             return True
-        yy, xx = np.mgrid[y0:y1, x0:x1]
-        inside = (xx - x) ** 2 + (yy - y) ** 2 <= r * r
+        inside = (((np.arange(x0, x1) - x) ** 2)[None] + ((np.arange(y0, y1) - y) ** 2)[:, None]
+                  <= r * r)
         return bool(np.any(border[y0:y1, x0:x1][inside]))
 
     @staticmethod
     def _drop_bar_discs(pts, blob: np.ndarray, ox: int, oy: int, r: float,
-                        force: bool = False):
+                        force: bool = False, cov: np.ndarray | None = None):
         """Discs on a long thin blob (the cue, a rest) are kept only where the blob is as wide
         as a ball across its length. ``blob`` soft membership with origin (``ox``, ``oy``);
-        ``force`` judges even a single disc."""
+        ``force`` judges even a single disc; ``cov`` its ``_blob_cov`` when known."""
         if len(pts) < (1 if force else 2):
             return pts
-        ys, xs = np.nonzero(blob > 0.5)
-        if len(xs) < 10:
+        if cov is None:
+            cov = _blob_cov(blob)
+        if cov is None:
             return pts
-        cov = np.cov(np.c_[xs, ys].T.astype(float))
         evals, evecs = np.linalg.eigh(cov)
         if evals[0] <= 0 or evals[1] / evals[0] < 9.0:
             return pts
@@ -1132,11 +1146,7 @@ class BallDetector:
         for _ in range(8 if intruding else 40):
             resp = raw * apart
             if big and prefer is None:
-                ro = int(np.ceil(1.9 * r))
-                yo, xo = np.mgrid[-ro:ro + 1, -ro:ro + 1]
-                ring = ((np.hypot(xo, yo) > 1.3 * r) & (np.hypot(xo, yo) <= 1.9 * r))
-                ring_k = ring.astype(np.float32) / float(max(ring.sum(), 1))
-                prefer = 1.0 - 0.5 * cv2.filter2D(original, -1, ring_k,
+                prefer = 1.0 - 0.5 * cv2.filter2D(original, -1, _ring_kernel(r),
                                                   borderType=cv2.BORDER_CONSTANT)
             j = int(np.argmax(resp))
             if prefer is not None and resp.flat[j] >= _FULL:
@@ -1150,11 +1160,11 @@ class BallDetector:
             if 0 < px < resp.shape[1] - 1:
                 a, b, c = resp[py, px - 1], resp[py, px], resp[py, px + 1]
                 den = a - 2 * b + c
-                dx = float(np.clip(0.5 * (a - c) / den, -0.5, 0.5)) if den < 0 else 0.0
+                dx = float(min(max(0.5 * (a - c) / den, -0.5), 0.5)) if den < 0 else 0.0
             if 0 < py < resp.shape[0] - 1:
                 a, b, c = resp[py - 1, px], resp[py, px], resp[py + 1, px]
                 den = a - 2 * b + c
-                dy = float(np.clip(0.5 * (a - c) / den, -0.5, 0.5)) if den < 0 else 0.0
+                dy = float(min(max(0.5 * (a - c) / den, -0.5), 0.5)) if den < 0 else 0.0
             y0, x0 = py - rr, px - rr
             ys = slice(max(y0, 0), min(y0 + 2 * rr + 1, resid.shape[0]))
             xs = slice(max(x0, 0), min(x0 + 2 * rr + 1, resid.shape[1]))
@@ -1174,7 +1184,9 @@ class BallDetector:
                                       ax.start - px + rs:ax.stop - px + rs]
             out.append((px + dx - pad + bx, py + dy - pad + by, ys, xs, dsl))
         pts = [(x, y) for x, y, *_ in out]
-        pts = self._drop_bar_discs(pts, original, bx - pad, by - pad, r)
+        # the blob's spread, for the bar test and the elongation test (both need two discs)
+        cov = _blob_cov(original) if len(pts) >= 2 else None
+        pts = self._drop_bar_discs(pts, original, bx - pad, by - pad, r, cov=cov)
         # in something reaching in from outside: not the end of it (a hand), judged once the
         # discs the neck test pairs off have gone
         end = [intruding and _bar_end(original, np.array([x - bx + pad, y - by + pad]), r)
@@ -1198,7 +1210,7 @@ class BallDetector:
             if image is not None and not all(end):
                 end = [e or self._skin_at(image, x - bx, y - by, r)
                        for (x, y), e in zip(pts, end)]
-        if len(pts) < 2 or not (intruding or _elongated(original)):
+        if len(pts) < 2 or not (intruding or _elongated(original, cov=cov)):
             return [pt for pt, e in zip(pts, end) if not e]
         # A blob reaching in from outside the table (an arm, the cue, graphics), or a long one
         # on it (a hand, a sleeve, a rest), is tiled with discs too; balls in it are told apart
@@ -1269,9 +1281,8 @@ class BallDetector:
         gain = prep.grid["gain"][((iy - ry0) // f).clip(0, gh - 1)[:, :, None],
                                  ((ix - rx0) // f).clip(0, gw - 1)[:, None, :]]
         win = _apply_gain(_windows(frame, base - half, 2 * half + 1), gain)  # (N, S, S, 3)
-        score = scores(self._table, win).astype(np.float32)
-        # soft membership: 0 at half the threshold, 1 at twice it
-        alpha = np.clip((score - _FG_LEVEL * 0.5) / (_FG_LEVEL * 1.5), 0, 1)
+        score = scores(self._table, win)
+        alpha = _SOFT[score]
         valid = ((base[:, 0, None] + off[None] >= 0) & (base[:, 0, None] + off[None] < w))
         valid = valid[:, None, :] & ((base[:, 1, None] + off[None] >= 0)
                                      & (base[:, 1, None] + off[None] < h))[:, :, None]
@@ -1471,6 +1482,15 @@ class BallDetector:
         return cell
 
 
+@functools.lru_cache(maxsize=4)
+def _ray_directions(rays: int) -> np.ndarray:
+    """(rays, 2) float32 unit vectors (cos, sin) of ``rays`` directions evenly round."""
+    th = np.linspace(0, 2 * np.pi, rays, endpoint=False, dtype=np.float32)
+    u = np.c_[np.cos(th), np.sin(th)]
+    u.setflags(write=False)
+    return u
+
+
 def _outline_centre(alpha: np.ndarray, c: np.ndarray, r: float, rays: int = 90
                     ) -> np.ndarray | None:
     """Centre (2,) of the circle through the points where the soft silhouette ``alpha`` (S, S)
@@ -1479,9 +1499,8 @@ def _outline_centre(alpha: np.ndarray, c: np.ndarray, r: float, rays: int = 90
     find none); None when under a quarter of the rays find one, or the circle is not round
     (its points within ``_ROUND`` ``r`` of it), not about the ball's size (within a fifth of
     ``r``) or place (within 0.15 ``r`` of ``c``: the gaps move a centroid by less)."""
-    th = np.linspace(0, 2 * np.pi, rays, endpoint=False, dtype=np.float32)
+    u = _ray_directions(rays)
     s = np.linspace(0.5 * r, 1.5 * r, 41, dtype=np.float32)
-    u = np.c_[np.cos(th), np.sin(th)]
     mx = (c[0] + u[:, 0:1] * s[None]).astype(np.float32)
     my = (c[1] + u[:, 1:2] * s[None]).astype(np.float32)
     prof = cv2.remap(alpha.astype(np.float32), mx, my, cv2.INTER_LINEAR,
@@ -1496,7 +1515,8 @@ def _outline_centre(alpha: np.ndarray, c: np.ndarray, r: float, rays: int = 90
     frac = (p[rows, k] - 0.5) / np.maximum(p[rows, k] - p[rows, k + 1], 1e-6)
     rho = s[k] + frac * (s[1] - s[0])
     pts = c + u[has] * rho[:, None]
-    sol = np.linalg.lstsq(np.c_[2 * pts, np.ones(len(pts))], (pts ** 2).sum(1), rcond=None)[0]
+    sol = np.linalg.lstsq(np.hstack([2 * pts, np.ones((len(pts), 1))]), (pts ** 2).sum(1),
+                          rcond=None)[0]
     centre = sol[:2]
     radius = float(np.sqrt(max(sol[2] + centre @ centre, 0.0)))
     spread = float(np.sqrt(np.mean((np.hypot(*(pts - centre).T) - radius) ** 2)))
@@ -1553,7 +1573,9 @@ def _apply_gain(bgr: np.ndarray, gain: np.ndarray) -> np.ndarray:
         if gain.shape[-1] == 1:
             gain = np.repeat(gain, 3, axis=-1)
         return cv2.multiply(bgr, gain, dtype=cv2.CV_8U)
-    return np.clip(bgr * gain + 0.5, 0, 255).astype(np.uint8)
+    out = bgr * gain
+    out += 0.5
+    return np.clip(out, 0, 255, out=out).astype(np.uint8)
 
 
 def _components(mask: np.ndarray):
@@ -1640,14 +1662,15 @@ def _bar_end(blob: np.ndarray, p: np.ndarray, r: float) -> bool:
     x1, y1 = min(int(p[0]) + k + 2, w), min(int(p[1]) + k + 2, h)
     if x1 <= x0 or y1 <= y0:
         return False
-    yy, xx = np.mgrid[y0:y1, x0:x1]
-    dx, dy = xx - p[0], yy - p[1]
+    dx = (np.arange(x0, x1) - p[0])[None]
+    dy = (np.arange(y0, y1) - p[1])[:, None]
     dist = np.hypot(dx, dy)
     fill = (blob[y0:y1, x0:x1] > 0.5) & (dist > 1.3 * r) & (dist <= 4.0 * r)
     total = float(fill.sum())
     if total < 1:
         return False
-    d = np.array([dx[fill].sum(), dy[fill].sum()]) / total
+    d = np.array([np.broadcast_to(dx, fill.shape)[fill].sum(),
+                  np.broadcast_to(dy, fill.shape)[fill].sum()]) / total
     if np.hypot(*d) < 1e-6:
         return False
     d /= np.hypot(*d)
@@ -1679,8 +1702,7 @@ def _colour_alike(lab: np.ndarray, blob: np.ndarray, p: np.ndarray, r: float) ->
     k = int(np.ceil(2.5 * r))
     x0, y0 = max(int(p[0]) - k, 0), max(int(p[1]) - k, 0)
     x1, y1 = min(int(p[0]) + k + 2, w), min(int(p[1]) + k + 2, h)
-    yy, xx = np.mgrid[y0:y1, x0:x1]
-    dist = np.hypot(xx - p[0], yy - p[1])
+    dist = np.hypot((np.arange(x0, x1) - p[0])[None], (np.arange(y0, y1) - p[1])[:, None])
     win, on = lab[y0:y1, x0:x1], blob[y0:y1, x0:x1] > 0.5
     inner = win[dist <= 0.6 * r]
     around = win[on & (dist > 1.3 * r) & (dist <= 2.5 * r)]
@@ -1769,13 +1791,24 @@ def _row_percentiles(x: np.ndarray, qs: tuple[float, ...]) -> list[np.ndarray]:
     return out
 
 
-def _elongated(blob: np.ndarray, ratio: float = 9.0) -> bool:
-    """Whether a blob (soft membership) is long and thin: the variance of its pixels along its
-    long axis is at least ``ratio`` times that across (a row of three touching balls is 12)."""
+def _blob_cov(blob: np.ndarray) -> np.ndarray | None:
+    """(2, 2) covariance of the (x, y) of a blob's pixels over half a member (soft membership),
+    or None when it has fewer than 10."""
     ys, xs = np.nonzero(blob > 0.5)
     if len(xs) < 10:
+        return None
+    return np.cov(np.stack([xs, ys], axis=1).T.astype(float))
+
+
+def _elongated(blob: np.ndarray, ratio: float = 9.0, cov: np.ndarray | None = None) -> bool:
+    """Whether a blob (soft membership) is long and thin: the variance of its pixels along its
+    long axis is at least ``ratio`` times that across (a row of three touching balls is 12).
+    ``cov`` its ``_blob_cov`` when known."""
+    if cov is None:
+        cov = _blob_cov(blob)
+    if cov is None:
         return False
-    evals = np.linalg.eigvalsh(np.cov(np.c_[xs, ys].T.astype(float)))
+    evals = np.linalg.eigvalsh(cov)
     return bool(evals[0] > 0 and evals[1] >= ratio * evals[0])
 
 
