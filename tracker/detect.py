@@ -1278,8 +1278,9 @@ class BallDetector:
         rx0, ry0 = prep.roi[:2]
         f = prep.grid["factor"]
         gh, gw = prep.grid["gain"].shape[:2]
-        gain = prep.grid["gain"][((iy - ry0) // f).clip(0, gh - 1)[:, :, None],
-                                 ((ix - rx0) // f).clip(0, gw - 1)[:, None, :]]
+        at = (((iy - ry0) // f).clip(0, gh - 1) * gw)[:, :, None] + ((ix - rx0) // f).clip(
+            0, gw - 1)[:, None, :]
+        gain = np.take(prep.grid["gain"].reshape(-1), at)[..., None]
         win = _apply_gain(_windows(frame, base - half, 2 * half + 1), gain)  # (N, S, S, 3)
         score = scores(self._table, win)
         alpha = _SOFT[score]
@@ -1364,8 +1365,8 @@ class BallDetector:
         # (discs nearer than 1.6 radii are pieces of one blurred ball, not balls side by side)
         gap = dmat.min(1) / r_exp if n > 1 else np.full(n, np.inf)
         near = (gap >= 1.6) & (gap < 2.6)
-        for i in np.flatnonzero(near):
-            fit = _outline_centre(alpha[i], c[i] + half, r_exp[i])
+        idx = np.flatnonzero(near)
+        for i, fit in zip(idx, _outline_centres(alpha[idx], c[idx] + half, r_exp[idx])):
             if fit is not None:
                 c[i] = fit - half
         return c.astype(np.float64) + base, cover, lab, ok
@@ -1491,39 +1492,47 @@ def _ray_directions(rays: int) -> np.ndarray:
     return u
 
 
-def _outline_centre(alpha: np.ndarray, c: np.ndarray, r: float, rays: int = 90
-                    ) -> np.ndarray | None:
-    """Centre (2,) of the circle through the points where the soft silhouette ``alpha`` (S, S)
-    first falls below a half walking out from ``c`` (2,) (window px) along each of ``rays``
-    directions, between half and one and a half radii ``r`` (rays into a touching neighbour
-    find none); None when under a quarter of the rays find one, or the circle is not round
-    (its points within ``_ROUND`` ``r`` of it), not about the ball's size (within a fifth of
-    ``r``) or place (within 0.15 ``r`` of ``c``: the gaps move a centroid by less)."""
+def _outline_centres(alpha: np.ndarray, c: np.ndarray, r: np.ndarray, rays: int = 90
+                     ) -> list[np.ndarray | None]:
+    """For each of K balls, the centre (2,) of the circle through the points where its soft
+    silhouette ``alpha`` (K, S, S) first falls below a half walking out from ``c`` (K, 2)
+    (window px) along each of ``rays`` directions, between half and one and a half radii ``r``
+    (K,) (rays into a touching neighbour find none); None when under a quarter of the rays find
+    one, or the circle is not round (its points within ``_ROUND`` ``r`` of it), not about the
+    ball's size (within a fifth of ``r``) or place (within 0.15 ``r`` of ``c``: the gaps move a
+    centroid by less)."""
+    if not len(c):
+        return []
     u = _ray_directions(rays)
-    s = np.linspace(0.5 * r, 1.5 * r, 41, dtype=np.float32)
-    mx = (c[0] + u[:, 0:1] * s[None]).astype(np.float32)
-    my = (c[1] + u[:, 1:2] * s[None]).astype(np.float32)
-    prof = cv2.remap(alpha.astype(np.float32), mx, my, cv2.INTER_LINEAR,
-                     borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
-    fall = (prof[:, :-1] >= 0.5) & (prof[:, 1:] < 0.5)
-    has = fall.any(1)
-    if has.sum() < rays // 4:
-        return None
-    k = np.argmax(fall[has], axis=1)
-    p = prof[has]
-    rows = np.arange(len(p))
-    frac = (p[rows, k] - 0.5) / np.maximum(p[rows, k] - p[rows, k + 1], 1e-6)
-    rho = s[k] + frac * (s[1] - s[0])
-    pts = c + u[has] * rho[:, None]
-    sol = np.linalg.lstsq(np.hstack([2 * pts, np.ones((len(pts), 1))]), (pts ** 2).sum(1),
-                          rcond=None)[0]
-    centre = sol[:2]
-    radius = float(np.sqrt(max(sol[2] + centre @ centre, 0.0)))
-    spread = float(np.sqrt(np.mean((np.hypot(*(pts - centre).T) - radius) ** 2)))
-    if (abs(radius / r - 1) > 0.2 or np.hypot(*(centre - c)) > 0.15 * r
-            or spread > _ROUND * r):
-        return None
-    return centre
+    s = np.linspace(0.5 * r, 1.5 * r, 41, dtype=np.float32, axis=1)  # (K, 41)
+    mx = (c[:, 0, None, None] + u[None, :, 0:1] * s[:, None]).astype(np.float32)
+    my = (c[:, 1, None, None] + u[None, :, 1:2] * s[:, None]).astype(np.float32)
+    prof = np.stack([cv2.remap(a.astype(np.float32), x, y, cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
+                     for a, x, y in zip(alpha, mx, my)])  # (K, rays, 41)
+    fall = (prof[..., :-1] >= 0.5) & (prof[..., 1:] < 0.5)
+    has = fall.any(2)
+    k = np.argmax(fall, axis=2)[..., None]
+    at, beyond = (np.take_along_axis(prof, k, 2)[..., 0],
+                  np.take_along_axis(prof, k + 1, 2)[..., 0])
+    frac = (at - 0.5) / np.maximum(at - beyond, 1e-6)
+    rho = np.take_along_axis(s, k[..., 0], 1) + frac * (s[:, 1] - s[:, 0])[:, None]
+    ends = c[:, None] + u[None] * rho[..., None]  # (K, rays, 2)
+    out: list[np.ndarray | None] = []
+    for i in range(len(c)):
+        if has[i].sum() < rays // 4:
+            out.append(None)
+            continue
+        pts = ends[i][has[i]]
+        sol = np.linalg.lstsq(np.hstack([2 * pts, np.ones((len(pts), 1))]), (pts ** 2).sum(1),
+                              rcond=None)[0]
+        centre = sol[:2]
+        radius = float(np.sqrt(max(sol[2] + centre @ centre, 0.0)))
+        spread = float(np.sqrt(np.mean((np.hypot(*(pts - centre).T) - radius) ** 2)))
+        out.append(None if (abs(radius / r[i] - 1) > 0.2
+                            or np.hypot(*(centre - c[i])) > 0.15 * r[i]
+                            or spread > _ROUND * r[i]) else centre)
+    return out
 
 
 def _windows(image: np.ndarray, corner: np.ndarray, size: int) -> np.ndarray:
