@@ -302,7 +302,8 @@ class TableGeometry:
         """(N, 2) ball centres (table mm) -> (N,) apparent radius in pixels."""
         c = np.asarray(centres_mm, np.float64).reshape(-1, 2)
         if self.camera is not None:
-            return self.camera.ball_radius_px(np.c_[c, np.full(len(c), self.r_mm)], self.r_mm)
+            return self.camera.ball_radius_px(np.column_stack([c, np.full(len(c), self.r_mm)]),
+                                              self.r_mm)
         # local scale of the homography: mean length of a ball radius along x and y
         H = self.calibration.H_table_to_image
         p0 = apply_homography(H, c)
@@ -812,12 +813,12 @@ class BallDetector:
             # balls that stand beside the new candidates share the refinement's cells
             old = kept.xy_px
             d = np.hypot(*(old[:, None] - cands[None]).transpose(2, 0, 1)).min(1)
-            cands = np.r_[cands, old[d < 3 * kept.r_px]]
+            cands = np.concatenate([cands, old[d < 3 * kept.r_px]])
         r_exp = self._radius_at(cands, prep)
         sil, cover, lab, ok = self._refine(frame, cands, r_exp, prep)
         placed = self._by_highlights(frame, sil, r_exp, lab, ok & (np.arange(len(ok)) < n_new))
         if placed is not None:  # the balls of a cluster placed by their highlights
-            cands, n_new = np.r_[placed, cands[n_new:]], len(placed)
+            cands, n_new = np.concatenate([placed, cands[n_new:]]), len(placed)
             r_exp = self._radius_at(cands, prep)
             sil, cover, lab, ok = self._refine(frame, cands, r_exp, prep)
         ok = ok & (np.arange(len(ok)) < n_new)
@@ -986,7 +987,7 @@ class BallDetector:
                 hi_x, hi_y = (x1 - m if x1 < full_w else full_w), (y1 - m if y1 < full_h
                                                                    else full_h)
                 look, sel = _looked_at(part, region[y0:y1, x0:x1] > 0)
-                spans = np.r_[part.stats[look, :4], part.wstats[sel, :4]]
+                spans = np.concatenate([part.stats[look, :4], part.wstats[sel, :4]])
                 inside = ((x0 + spans[:, 0] >= lo_x) & (y0 + spans[:, 1] >= lo_y)
                           & (x0 + spans[:, 0] + spans[:, 2] <= hi_x)
                           & (y0 + spans[:, 1] + spans[:, 3] <= hi_y))
@@ -1311,7 +1312,7 @@ class BallDetector:
             good = tot > 1e-6
             cx = (wgt * gx).sum((1, 2)) / np.where(good, tot, 1)
             cy = (wgt * gy).sum((1, 2)) / np.where(good, tot, 1)
-            c = np.where(good[:, None], np.c_[cx, cy], c)
+            c = np.where(good[:, None], np.column_stack([cx, cy]), c)
         dx, dy = gx - c[:, 0, None, None], gy - c[:, 1, None, None]
         d_own = dx * dx + dy * dy
         mine = cell & (d_own <= (1.3 * rr) ** 2)
@@ -1768,18 +1769,22 @@ def _blob_at(blob: np.ndarray, q: np.ndarray) -> np.ndarray:
     return out
 
 
+# unit vectors every 10 degrees round a circle, (36, 2) (cos, sin)
+_ARC_10 = np.c_[np.cos(np.deg2rad(np.arange(0, 360, 10))),
+                np.sin(np.deg2rad(np.arange(0, 360, 10)))]
+_ARC_10.setflags(write=False)
+
+
 def _free_arc(blob: np.ndarray, p: np.ndarray, r: float) -> float:
     """Degrees of the longest arc of the ring just outside a disc of radius ``r`` at ``p``
     (x, y) in ``blob`` (soft membership) that is empty: at least half of it for a ball against
     an arm or a body, much less for a disc inside something bigger and round (a hand)."""
-    ang = np.deg2rad(np.arange(0, 360, 10))
-    empty = _blob_at(blob, p + 1.35 * r * np.c_[np.cos(ang), np.sin(ang)]) <= 0.5
+    empty = _blob_at(blob, p + 1.35 * r * _ARC_10) <= 0.5
     if empty.all():
         return 360.0
-    run = longest = 0
-    for e in np.r_[empty, empty]:  # round the circle once more
-        run = run + 1 if e else 0
-        longest = max(longest, run)
+    # the longest run between two full points, round the circle once more
+    full = np.flatnonzero(~np.concatenate([empty, empty]))
+    longest = int(np.diff(np.concatenate([[-1], full, [2 * len(empty)]])).max()) - 1
     return 10.0 * min(longest, len(empty))
 
 
