@@ -1330,9 +1330,11 @@ class BallDetector:
         # something passing under or over the ball (the cue, a rest) shows on opposite sides
         # of it; a ball touching another object, on one side only
         ring2 = cell & (d_own > (1.3 * rr) ** 2) & (d_own <= (1.8 * rr) ** 2) & valid
-        sector = ((np.arctan2(dy, dx) + np.pi) / (np.pi / 4)).astype(np.int32) % 8
         # the ring's pixels and its strong ones in each of the 8 sectors of each window
-        slot = (np.arange(n)[:, None, None] * 8 + sector)[ring2]
+        owner, ry, rx = np.nonzero(ring2)
+        sector = ((np.arctan2(dy[owner, ry, 0], dx[owner, 0, rx]) + np.pi) / (np.pi / 4)
+                  ).astype(np.int32) % 8
+        slot = owner * 8 + sector
         in_k = np.bincount(slot, minlength=8 * n).reshape(n, 8)
         strong_k = np.bincount(slot, weights=strong[ring2], minlength=8 * n).reshape(n, 8)
         occupied = strong_k > 0.3 * np.maximum(in_k, 1)
