@@ -78,8 +78,8 @@ def features(lab: np.ndarray, cloth_lightness: float) -> np.ndarray:
     and hue angle (degrees, 0..360) in the a*b* plane."""
     lab = np.asarray(lab, np.float64).reshape(-1, 3)
     a, b = lab[:, 1] - 128, lab[:, 2] - 128
-    return np.c_[lab[:, 0] / max(cloth_lightness, 1.0), np.hypot(a, b),
-                 np.degrees(np.arctan2(b, a)) % 360]
+    return np.column_stack([lab[:, 0] / max(cloth_lightness, 1.0), np.hypot(a, b),
+                            np.degrees(np.arctan2(b, a)) % 360])
 
 
 def _hue_diff(h: np.ndarray, h0: np.ndarray) -> np.ndarray:
@@ -118,8 +118,8 @@ def blurred(means: np.ndarray, cloth: np.ndarray, share: float | np.ndarray) -> 
 
     s = np.asarray(share, float).reshape(-1, 1, 1)
     x = ((1 - s) * ab(np.asarray(means, float)) + s * ab(np.asarray(cloth, float))).reshape(-1, 3)
-    return np.c_[x[:, 0], np.hypot(x[:, 1], x[:, 2]),
-                 np.degrees(np.arctan2(x[:, 2], x[:, 1])) % 360]
+    return np.column_stack([x[:, 0], np.hypot(x[:, 1], x[:, 2]),
+                            np.degrees(np.arctan2(x[:, 2], x[:, 1])) % 360])
 
 
 def _with_blur(sharp: np.ndarray, blur: np.ndarray) -> np.ndarray:

@@ -242,6 +242,10 @@ def scores(table: np.ndarray, bgr: np.ndarray) -> np.ndarray:
     return np.take(table, idx).reshape(shape)
 
 
+# soft membership of each not-cloth score (float32): 0 at half the threshold, 1 at twice it
+_SOFT = np.clip((np.arange(256, dtype=np.float32) - _FG_LEVEL * 0.5) / (_FG_LEVEL * 1.5), 0, 1)
+_SOFT.setflags(write=False)
+
 # brightness (B + G + R) of a lamp's highlight on a ball: this many times the cloth's, or near
 # white on a bright cloth
 _HIGHLIGHT = 2.5
@@ -298,7 +302,8 @@ class TableGeometry:
         """(N, 2) ball centres (table mm) -> (N,) apparent radius in pixels."""
         c = np.asarray(centres_mm, np.float64).reshape(-1, 2)
         if self.camera is not None:
-            return self.camera.ball_radius_px(np.c_[c, np.full(len(c), self.r_mm)], self.r_mm)
+            return self.camera.ball_radius_px(np.column_stack([c, np.full(len(c), self.r_mm)]),
+                                              self.r_mm)
         # local scale of the homography: mean length of a ball radius along x and y
         H = self.calibration.H_table_to_image
         p0 = apply_homography(H, c)
@@ -390,6 +395,17 @@ def _disc_kernels_within(rr: int, r_disc: float, rs: int, r_near: float
     for a in (disc, kernel, near):
         a.setflags(write=False)
     return rr, disc, kernel, rs, near
+
+
+@functools.lru_cache(maxsize=256)
+def _ring_kernel(r: float) -> np.ndarray:
+    """The mean filter of the ring 1.3 to 1.9 radii ``r`` from a disc's centre."""
+    ro = int(np.ceil(1.9 * r))
+    yo, xo = np.mgrid[-ro:ro + 1, -ro:ro + 1]
+    ring = ((np.hypot(xo, yo) > 1.3 * r) & (np.hypot(xo, yo) <= 1.9 * r))
+    ring_k = ring.astype(np.float32) / float(max(ring.sum(), 1))
+    ring_k.setflags(write=False)
+    return ring_k
 
 
 def _silhouette_offsets(cam: Camera, centres_mm: np.ndarray, r_mm: float, n: int = 48
@@ -797,12 +813,12 @@ class BallDetector:
             # balls that stand beside the new candidates share the refinement's cells
             old = kept.xy_px
             d = np.hypot(*(old[:, None] - cands[None]).transpose(2, 0, 1)).min(1)
-            cands = np.r_[cands, old[d < 3 * kept.r_px]]
+            cands = np.concatenate([cands, old[d < 3 * kept.r_px]])
         r_exp = self._radius_at(cands, prep)
         sil, cover, lab, ok = self._refine(frame, cands, r_exp, prep)
         placed = self._by_highlights(frame, sil, r_exp, lab, ok & (np.arange(len(ok)) < n_new))
         if placed is not None:  # the balls of a cluster placed by their highlights
-            cands, n_new = np.r_[placed, cands[n_new:]], len(placed)
+            cands, n_new = np.concatenate([placed, cands[n_new:]]), len(placed)
             r_exp = self._radius_at(cands, prep)
             sil, cover, lab, ok = self._refine(frame, cands, r_exp, prep)
         ok = ok & (np.arange(len(ok)) < n_new)
@@ -971,7 +987,7 @@ class BallDetector:
                 hi_x, hi_y = (x1 - m if x1 < full_w else full_w), (y1 - m if y1 < full_h
                                                                    else full_h)
                 look, sel = _looked_at(part, region[y0:y1, x0:x1] > 0)
-                spans = np.r_[part.stats[look, :4], part.wstats[sel, :4]]
+                spans = np.concatenate([part.stats[look, :4], part.wstats[sel, :4]])
                 inside = ((x0 + spans[:, 0] >= lo_x) & (y0 + spans[:, 1] >= lo_y)
                           & (x0 + spans[:, 0] + spans[:, 2] <= hi_x)
                           & (y0 + spans[:, 1] + spans[:, 3] <= hi_y))
@@ -1027,8 +1043,7 @@ class BallDetector:
             cx, cy = _window_centroids(part, [i])
             return [(float(cx[0]), float(cy[0]))]
         # soft membership: a shadow joined to a ball (dark, cloth-coloured) counts less
-        soft = blob * np.clip((part.score[sl].astype(np.float32) - _FG_LEVEL * 0.5)
-                              / (_FG_LEVEL * 1.5), 0, 1)
+        soft = blob * _SOFT[part.score[sl]]
         x0, y0 = part.box[:2]
         if intruding:
             soft = soft * g["room"][y0 + by:y0 + by + bh, x0 + bx:x0 + bx + bw]
@@ -1051,22 +1066,22 @@ class BallDetector:
         y0, y1 = int(max(np.floor(y - r), 0)), int(min(np.ceil(y + r) + 1, h))
         if x1 <= x0 or y1 <= y0:
             return True
-        yy, xx = np.mgrid[y0:y1, x0:x1]
-        inside = (xx - x) ** 2 + (yy - y) ** 2 <= r * r
+        inside = (((np.arange(x0, x1) - x) ** 2)[None] + ((np.arange(y0, y1) - y) ** 2)[:, None]
+                  <= r * r)
         return bool(np.any(border[y0:y1, x0:x1][inside]))
 
     @staticmethod
     def _drop_bar_discs(pts, blob: np.ndarray, ox: int, oy: int, r: float,
-                        force: bool = False):
+                        force: bool = False, cov: np.ndarray | None = None):
         """Discs on a long thin blob (the cue, a rest) are kept only where the blob is as wide
         as a ball across its length. ``blob`` soft membership with origin (``ox``, ``oy``);
-        ``force`` judges even a single disc."""
+        ``force`` judges even a single disc; ``cov`` its ``_blob_cov`` when known."""
         if len(pts) < (1 if force else 2):
             return pts
-        ys, xs = np.nonzero(blob > 0.5)
-        if len(xs) < 10:
+        if cov is None:
+            cov = _blob_cov(blob)
+        if cov is None:
             return pts
-        cov = np.cov(np.c_[xs, ys].T.astype(float))
         evals, evecs = np.linalg.eigh(cov)
         if evals[0] <= 0 or evals[1] / evals[0] < 9.0:
             return pts
@@ -1132,11 +1147,7 @@ class BallDetector:
         for _ in range(8 if intruding else 40):
             resp = raw * apart
             if big and prefer is None:
-                ro = int(np.ceil(1.9 * r))
-                yo, xo = np.mgrid[-ro:ro + 1, -ro:ro + 1]
-                ring = ((np.hypot(xo, yo) > 1.3 * r) & (np.hypot(xo, yo) <= 1.9 * r))
-                ring_k = ring.astype(np.float32) / float(max(ring.sum(), 1))
-                prefer = 1.0 - 0.5 * cv2.filter2D(original, -1, ring_k,
+                prefer = 1.0 - 0.5 * cv2.filter2D(original, -1, _ring_kernel(r),
                                                   borderType=cv2.BORDER_CONSTANT)
             j = int(np.argmax(resp))
             if prefer is not None and resp.flat[j] >= _FULL:
@@ -1150,11 +1161,11 @@ class BallDetector:
             if 0 < px < resp.shape[1] - 1:
                 a, b, c = resp[py, px - 1], resp[py, px], resp[py, px + 1]
                 den = a - 2 * b + c
-                dx = float(np.clip(0.5 * (a - c) / den, -0.5, 0.5)) if den < 0 else 0.0
+                dx = float(min(max(0.5 * (a - c) / den, -0.5), 0.5)) if den < 0 else 0.0
             if 0 < py < resp.shape[0] - 1:
                 a, b, c = resp[py - 1, px], resp[py, px], resp[py + 1, px]
                 den = a - 2 * b + c
-                dy = float(np.clip(0.5 * (a - c) / den, -0.5, 0.5)) if den < 0 else 0.0
+                dy = float(min(max(0.5 * (a - c) / den, -0.5), 0.5)) if den < 0 else 0.0
             y0, x0 = py - rr, px - rr
             ys = slice(max(y0, 0), min(y0 + 2 * rr + 1, resid.shape[0]))
             xs = slice(max(x0, 0), min(x0 + 2 * rr + 1, resid.shape[1]))
@@ -1174,7 +1185,9 @@ class BallDetector:
                                       ax.start - px + rs:ax.stop - px + rs]
             out.append((px + dx - pad + bx, py + dy - pad + by, ys, xs, dsl))
         pts = [(x, y) for x, y, *_ in out]
-        pts = self._drop_bar_discs(pts, original, bx - pad, by - pad, r)
+        # the blob's spread, for the bar test and the elongation test (both need two discs)
+        cov = _blob_cov(original) if len(pts) >= 2 else None
+        pts = self._drop_bar_discs(pts, original, bx - pad, by - pad, r, cov=cov)
         # in something reaching in from outside: not the end of it (a hand), judged once the
         # discs the neck test pairs off have gone
         end = [intruding and _bar_end(original, np.array([x - bx + pad, y - by + pad]), r)
@@ -1198,7 +1211,7 @@ class BallDetector:
             if image is not None and not all(end):
                 end = [e or self._skin_at(image, x - bx, y - by, r)
                        for (x, y), e in zip(pts, end)]
-        if len(pts) < 2 or not (intruding or _elongated(original)):
+        if len(pts) < 2 or not (intruding or _elongated(original, cov=cov)):
             return [pt for pt, e in zip(pts, end) if not e]
         # A blob reaching in from outside the table (an arm, the cue, graphics), or a long one
         # on it (a hand, a sleeve, a rest), is tiled with discs too; balls in it are told apart
@@ -1266,12 +1279,12 @@ class BallDetector:
         rx0, ry0 = prep.roi[:2]
         f = prep.grid["factor"]
         gh, gw = prep.grid["gain"].shape[:2]
-        gain = prep.grid["gain"][((iy - ry0) // f).clip(0, gh - 1)[:, :, None],
-                                 ((ix - rx0) // f).clip(0, gw - 1)[:, None, :]]
+        at = (((iy - ry0) // f).clip(0, gh - 1) * gw)[:, :, None] + ((ix - rx0) // f).clip(
+            0, gw - 1)[:, None, :]
+        gain = np.take(prep.grid["gain"].reshape(-1), at)[..., None]
         win = _apply_gain(_windows(frame, base - half, 2 * half + 1), gain)  # (N, S, S, 3)
-        score = scores(self._table, win).astype(np.float32)
-        # soft membership: 0 at half the threshold, 1 at twice it
-        alpha = np.clip((score - _FG_LEVEL * 0.5) / (_FG_LEVEL * 1.5), 0, 1)
+        score = scores(self._table, win)
+        alpha = _SOFT[score]
         valid = ((base[:, 0, None] + off[None] >= 0) & (base[:, 0, None] + off[None] < w))
         valid = valid[:, None, :] & ((base[:, 1, None] + off[None] >= 0)
                                      & (base[:, 1, None] + off[None] < h))[:, :, None]
@@ -1299,7 +1312,7 @@ class BallDetector:
             good = tot > 1e-6
             cx = (wgt * gx).sum((1, 2)) / np.where(good, tot, 1)
             cy = (wgt * gy).sum((1, 2)) / np.where(good, tot, 1)
-            c = np.where(good[:, None], np.c_[cx, cy], c)
+            c = np.where(good[:, None], np.column_stack([cx, cy]), c)
         dx, dy = gx - c[:, 0, None, None], gy - c[:, 1, None, None]
         d_own = dx * dx + dy * dy
         mine = cell & (d_own <= (1.3 * rr) ** 2)
@@ -1317,9 +1330,11 @@ class BallDetector:
         # something passing under or over the ball (the cue, a rest) shows on opposite sides
         # of it; a ball touching another object, on one side only
         ring2 = cell & (d_own > (1.3 * rr) ** 2) & (d_own <= (1.8 * rr) ** 2) & valid
-        sector = ((np.arctan2(dy, dx) + np.pi) / (np.pi / 4)).astype(np.int32) % 8
         # the ring's pixels and its strong ones in each of the 8 sectors of each window
-        slot = (np.arange(n)[:, None, None] * 8 + sector)[ring2]
+        owner, ry, rx = np.nonzero(ring2)
+        sector = ((np.arctan2(dy[owner, ry, 0], dx[owner, 0, rx]) + np.pi) / (np.pi / 4)
+                  ).astype(np.int32) % 8
+        slot = owner * 8 + sector
         in_k = np.bincount(slot, minlength=8 * n).reshape(n, 8)
         strong_k = np.bincount(slot, weights=strong[ring2], minlength=8 * n).reshape(n, 8)
         occupied = strong_k > 0.3 * np.maximum(in_k, 1)
@@ -1358,8 +1373,8 @@ class BallDetector:
         # (discs nearer than 1.6 radii are pieces of one blurred ball, not balls side by side)
         gap = dmat.min(1) / r_exp if n > 1 else np.full(n, np.inf)
         near = (gap >= 1.6) & (gap < 2.6)
-        for i in np.flatnonzero(near):
-            fit = _outline_centre(alpha[i], c[i] + half, r_exp[i])
+        idx = np.flatnonzero(near)
+        for i, fit in zip(idx, _outline_centres(alpha[idx], c[idx] + half, r_exp[idx])):
             if fit is not None:
                 c[i] = fit - half
         return c.astype(np.float64) + base, cover, lab, ok
@@ -1476,39 +1491,56 @@ class BallDetector:
         return cell
 
 
-def _outline_centre(alpha: np.ndarray, c: np.ndarray, r: float, rays: int = 90
-                    ) -> np.ndarray | None:
-    """Centre (2,) of the circle through the points where the soft silhouette ``alpha`` (S, S)
-    first falls below a half walking out from ``c`` (2,) (window px) along each of ``rays``
-    directions, between half and one and a half radii ``r`` (rays into a touching neighbour
-    find none); None when under a quarter of the rays find one, or the circle is not round
-    (its points within ``_ROUND`` ``r`` of it), not about the ball's size (within a fifth of
-    ``r``) or place (within 0.15 ``r`` of ``c``: the gaps move a centroid by less)."""
+@functools.lru_cache(maxsize=4)
+def _ray_directions(rays: int) -> np.ndarray:
+    """(rays, 2) float32 unit vectors (cos, sin) of ``rays`` directions evenly round."""
     th = np.linspace(0, 2 * np.pi, rays, endpoint=False, dtype=np.float32)
-    s = np.linspace(0.5 * r, 1.5 * r, 41, dtype=np.float32)
     u = np.c_[np.cos(th), np.sin(th)]
-    mx = (c[0] + u[:, 0:1] * s[None]).astype(np.float32)
-    my = (c[1] + u[:, 1:2] * s[None]).astype(np.float32)
-    prof = cv2.remap(alpha.astype(np.float32), mx, my, cv2.INTER_LINEAR,
-                     borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
-    fall = (prof[:, :-1] >= 0.5) & (prof[:, 1:] < 0.5)
-    has = fall.any(1)
-    if has.sum() < rays // 4:
-        return None
-    k = np.argmax(fall[has], axis=1)
-    p = prof[has]
-    rows = np.arange(len(p))
-    frac = (p[rows, k] - 0.5) / np.maximum(p[rows, k] - p[rows, k + 1], 1e-6)
-    rho = s[k] + frac * (s[1] - s[0])
-    pts = c + u[has] * rho[:, None]
-    sol = np.linalg.lstsq(np.c_[2 * pts, np.ones(len(pts))], (pts ** 2).sum(1), rcond=None)[0]
-    centre = sol[:2]
-    radius = float(np.sqrt(max(sol[2] + centre @ centre, 0.0)))
-    spread = float(np.sqrt(np.mean((np.hypot(*(pts - centre).T) - radius) ** 2)))
-    if (abs(radius / r - 1) > 0.2 or np.hypot(*(centre - c)) > 0.15 * r
-            or spread > _ROUND * r):
-        return None
-    return centre
+    u.setflags(write=False)
+    return u
+
+
+def _outline_centres(alpha: np.ndarray, c: np.ndarray, r: np.ndarray, rays: int = 90
+                     ) -> list[np.ndarray | None]:
+    """For each of K balls, the centre (2,) of the circle through the points where its soft
+    silhouette ``alpha`` (K, S, S) first falls below a half walking out from ``c`` (K, 2)
+    (window px) along each of ``rays`` directions, between half and one and a half radii ``r``
+    (K,) (rays into a touching neighbour find none); None when under a quarter of the rays find
+    one, or the circle is not round (its points within ``_ROUND`` ``r`` of it), not about the
+    ball's size (within a fifth of ``r``) or place (within 0.15 ``r`` of ``c``: the gaps move a
+    centroid by less)."""
+    if not len(c):
+        return []
+    u = _ray_directions(rays)
+    s = np.linspace(0.5 * r, 1.5 * r, 41, dtype=np.float32, axis=1)  # (K, 41)
+    mx = (c[:, 0, None, None] + u[None, :, 0:1] * s[:, None]).astype(np.float32)
+    my = (c[:, 1, None, None] + u[None, :, 1:2] * s[:, None]).astype(np.float32)
+    prof = np.stack([cv2.remap(a.astype(np.float32), x, y, cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
+                     for a, x, y in zip(alpha, mx, my)])  # (K, rays, 41)
+    fall = (prof[..., :-1] >= 0.5) & (prof[..., 1:] < 0.5)
+    has = fall.any(2)
+    k = np.argmax(fall, axis=2)[..., None]
+    at, beyond = (np.take_along_axis(prof, k, 2)[..., 0],
+                  np.take_along_axis(prof, k + 1, 2)[..., 0])
+    frac = (at - 0.5) / np.maximum(at - beyond, 1e-6)
+    rho = np.take_along_axis(s, k[..., 0], 1) + frac * (s[:, 1] - s[:, 0])[:, None]
+    ends = c[:, None] + u[None] * rho[..., None]  # (K, rays, 2)
+    out: list[np.ndarray | None] = []
+    for i in range(len(c)):
+        if has[i].sum() < rays // 4:
+            out.append(None)
+            continue
+        pts = ends[i][has[i]]
+        sol = np.linalg.lstsq(np.hstack([2 * pts, np.ones((len(pts), 1))]), (pts ** 2).sum(1),
+                              rcond=None)[0]
+        centre = sol[:2]
+        radius = float(np.sqrt(max(sol[2] + centre @ centre, 0.0)))
+        spread = float(np.sqrt(np.mean((np.hypot(*(pts - centre).T) - radius) ** 2)))
+        out.append(None if (abs(radius / r[i] - 1) > 0.2
+                            or np.hypot(*(centre - c[i])) > 0.15 * r[i]
+                            or spread > _ROUND * r[i]) else centre)
+    return out
 
 
 def _windows(image: np.ndarray, corner: np.ndarray, size: int) -> np.ndarray:
@@ -1558,7 +1590,9 @@ def _apply_gain(bgr: np.ndarray, gain: np.ndarray) -> np.ndarray:
         if gain.shape[-1] == 1:
             gain = np.repeat(gain, 3, axis=-1)
         return cv2.multiply(bgr, gain, dtype=cv2.CV_8U)
-    return np.clip(bgr * gain + 0.5, 0, 255).astype(np.uint8)
+    out = bgr * gain
+    out += 0.5
+    return np.clip(out, 0, 255, out=out).astype(np.uint8)
 
 
 def _components(mask: np.ndarray):
@@ -1645,14 +1679,15 @@ def _bar_end(blob: np.ndarray, p: np.ndarray, r: float) -> bool:
     x1, y1 = min(int(p[0]) + k + 2, w), min(int(p[1]) + k + 2, h)
     if x1 <= x0 or y1 <= y0:
         return False
-    yy, xx = np.mgrid[y0:y1, x0:x1]
-    dx, dy = xx - p[0], yy - p[1]
+    dx = (np.arange(x0, x1) - p[0])[None]
+    dy = (np.arange(y0, y1) - p[1])[:, None]
     dist = np.hypot(dx, dy)
     fill = (blob[y0:y1, x0:x1] > 0.5) & (dist > 1.3 * r) & (dist <= 4.0 * r)
     total = float(fill.sum())
     if total < 1:
         return False
-    d = np.array([dx[fill].sum(), dy[fill].sum()]) / total
+    d = np.array([np.broadcast_to(dx, fill.shape)[fill].sum(),
+                  np.broadcast_to(dy, fill.shape)[fill].sum()]) / total
     if np.hypot(*d) < 1e-6:
         return False
     d /= np.hypot(*d)
@@ -1685,8 +1720,7 @@ def _colour_alike(lab: np.ndarray, blob: np.ndarray, p: np.ndarray, r: float) ->
     k = int(np.ceil(2.5 * r))
     x0, y0 = max(int(p[0]) - k, 0), max(int(p[1]) - k, 0)
     x1, y1 = min(int(p[0]) + k + 2, w), min(int(p[1]) + k + 2, h)
-    yy, xx = np.mgrid[y0:y1, x0:x1]
-    dist = np.hypot(xx - p[0], yy - p[1])
+    dist = np.hypot((np.arange(x0, x1) - p[0])[None], (np.arange(y0, y1) - p[1])[:, None])
     win, on = lab[y0:y1, x0:x1], blob[y0:y1, x0:x1] > 0.5
     middle = dist <= 0.6 * r
     around = on & (dist > 1.3 * r) & (dist <= 2.5 * r)
@@ -1765,18 +1799,22 @@ def _blob_at(blob: np.ndarray, q: np.ndarray) -> np.ndarray:
     return out
 
 
+# unit vectors every 10 degrees round a circle, (36, 2) (cos, sin)
+_ARC_10 = np.c_[np.cos(np.deg2rad(np.arange(0, 360, 10))),
+                np.sin(np.deg2rad(np.arange(0, 360, 10)))]
+_ARC_10.setflags(write=False)
+
+
 def _free_arc(blob: np.ndarray, p: np.ndarray, r: float) -> float:
     """Degrees of the longest arc of the ring just outside a disc of radius ``r`` at ``p``
     (x, y) in ``blob`` (soft membership) that is empty: at least half of it for a ball against
     an arm or a body, much less for a disc inside something bigger and round (a hand)."""
-    ang = np.deg2rad(np.arange(0, 360, 10))
-    empty = _blob_at(blob, p + 1.35 * r * np.c_[np.cos(ang), np.sin(ang)]) <= 0.5
+    empty = _blob_at(blob, p + 1.35 * r * _ARC_10) <= 0.5
     if empty.all():
         return 360.0
-    run = longest = 0
-    for e in np.r_[empty, empty]:  # round the circle once more
-        run = run + 1 if e else 0
-        longest = max(longest, run)
+    # the longest run between two full points, round the circle once more
+    full = np.flatnonzero(~np.concatenate([empty, empty]))
+    longest = int(np.diff(np.concatenate([[-1], full, [2 * len(empty)]])).max()) - 1
     return 10.0 * min(longest, len(empty))
 
 
@@ -1797,13 +1835,24 @@ def _row_percentiles(x: np.ndarray, qs: tuple[float, ...]) -> list[np.ndarray]:
     return out
 
 
-def _elongated(blob: np.ndarray, ratio: float = 9.0) -> bool:
-    """Whether a blob (soft membership) is long and thin: the variance of its pixels along its
-    long axis is at least ``ratio`` times that across (a row of three touching balls is 12)."""
+def _blob_cov(blob: np.ndarray) -> np.ndarray | None:
+    """(2, 2) covariance of the (x, y) of a blob's pixels over half a member (soft membership),
+    or None when it has fewer than 10."""
     ys, xs = np.nonzero(blob > 0.5)
     if len(xs) < 10:
+        return None
+    return np.cov(np.stack([xs, ys], axis=1).T.astype(float))
+
+
+def _elongated(blob: np.ndarray, ratio: float = 9.0, cov: np.ndarray | None = None) -> bool:
+    """Whether a blob (soft membership) is long and thin: the variance of its pixels along its
+    long axis is at least ``ratio`` times that across (a row of three touching balls is 12).
+    ``cov`` its ``_blob_cov`` when known."""
+    if cov is None:
+        cov = _blob_cov(blob)
+    if cov is None:
         return False
-    evals = np.linalg.eigvalsh(np.cov(np.c_[xs, ys].T.astype(float)))
+    evals = np.linalg.eigvalsh(cov)
     return bool(evals[0] > 0 and evals[1] >= ratio * evals[0])
 
 
