@@ -1343,7 +1343,10 @@ class BallDetector:
         # between, and a shadow on its far side, are two
         for i in np.flatnonzero(through):
             near_i = strong[i] & cell[i] & valid[i] & (d_own[i] <= (1.8 * rr[i]) ** 2)
-            through[i] = _joined_across(near_i, ring2[i], sector[i], occupied[i])
+            mine_i = owner == i
+            sector_i = np.full(ring2[i].shape, -1, np.int32)
+            sector_i[ry[mine_i], rx[mine_i]] = sector[mine_i]
+            through[i] = _joined_across(near_i, ring2[i], sector_i, occupied[i])
         # a disc split off a ball onto the shadow under it: its own part is mostly weak
         # (dark cloth), where a ball's, even a black one's, is solid
         own = disc & cell
@@ -1742,7 +1745,7 @@ def _joined_across(thing: np.ndarray, ring: np.ndarray, sector: np.ndarray,
     """Whether ``thing`` ((S, S) bool: a window's not-cloth pixels near a disc) is one piece
     across the disc: a piece of it meets the ``ring`` ((S, S) bool, round the disc) in two
     opposite sectors that are both ``occupied`` ((8,) bool; ``sector`` (S, S) the sector 0..7
-    of each pixel, k + 4 opposite k)."""
+    of each pixel of the ring, k + 4 opposite k)."""
     _, part = cv2.connectedComponents(thing.astype(np.uint8), connectivity=8)
     on = ring & thing
     for k in np.flatnonzero(occupied[:4] & occupied[4:]):
