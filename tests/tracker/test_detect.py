@@ -211,6 +211,21 @@ def test_cue_over_a_ball_makes_no_false_ball(overhead):
     assert set(want) <= set(bi)
 
 
+def test_a_disc_on_a_bar_lying_across_the_table_is_not_a_ball(overhead):
+    # a rest's shaft lying on the cloth, thinner than a ball: a disc placed on it is filled on
+    # two opposite sides of its ring by one piece, whatever else it passes
+    cam, renderer, cal = overhead
+    shaft = Capsule((400.0, 1200.0, 8.0), (1400.0, 1700.0, 8.0), 8.0, 8.0, (40, 60, 90))
+    b = layout((300.0, 600.0), [])
+    frame, _ = renderer.render(list(b.classes), b.pos, occluders=[shaft], frame_index=2)
+    det = BallDetector(cal)
+    det.detect(frame)
+    prep = det._prepare(frame.shape[1], frame.shape[0])
+    on_shaft = cam.project(np.array([[900.0, 1450.0, 8.0]]))
+    *_, ok = det._refine(frame, on_shaft, det._radius_at(on_shaft, prep), prep)
+    assert not ok[0]
+
+
 # an arm reaching in over the side cushion: its axis (table y mm) and radius (mm)
 _ARM_Y, _ARM_R = 2000.0, 45.0
 _ARM = Capsule((-500.0, _ARM_Y, 450.0), (420.0, _ARM_Y, 60.0), 60.0, _ARM_R, SLEEVE_BGR)
