@@ -93,8 +93,13 @@ MOUTH_CONTRAST = 20.0
 # A mouth's middle is one reading from two long edges; its residual counts this many times a
 # nose edge's.
 MOUTH_WEIGHT = 8.0
-# The two mouths' gaps, alike by the table's symmetry, agree within this share (seen from 3 m,
-# square on or tilted by 12 degrees, within 2.2 %).
+# A mouth is read when its profile, from its gap's middle out to this far (mm) past the jaws,
+# mirrors itself to within this share of the rubber's contrast on average (a ball in the jaws
+# or a hand over the pocket breaks the mirror), and when both are read, their gaps, alike by the
+# table's symmetry, agree within ``MOUTH_AGREE`` (seen from 3 m, square on or tilted by 12
+# degrees, within 2.2 %).
+MOUTH_BEYOND_MM = 15.0
+MOUTH_ASYMMETRY = 0.1
 MOUTH_AGREE = 0.05
 _SIDE = {"baulk": "baulk", "top": "top", "left_baulk": "left", "left_top": "left",
          "right_baulk": "right", "right_top": "right"}
@@ -332,9 +337,9 @@ def _mouth_observations(model: CameraModel, gray: np.ndarray, table: SnookerTabl
     gap is read along the rubber half a cushion's depth outside the nose, from the middle outwards
     to where it is half as dark as the rubber beyond it, on each side; each of those two points is
     an observation on the line across the table at its side's distance from the middle as the
-    model puts it, so that only the gap's middle is fitted. Both mouths are read or neither: a
-    ball in the jaws or a hand over a pocket cuts its gap short (or a black ball draws it out),
-    and the two gaps then differ by more than ``MOUTH_AGREE``."""
+    model puts it, so that only the gap's middle is fitted. A ball in the jaws or a hand over
+    a pocket cuts its gap short on one side (or a black ball draws it out): the profile no
+    longer mirrors itself about the gap's middle, and the two gaps differ."""
     obs = Observations()
     L, W, z = table.length_mm, table.width_mm, table.cushion_nose_height_mm
     m = table.middle_mouth_mm / 2
@@ -365,9 +370,15 @@ def _mouth_observations(model: CameraModel, gray: np.ndarray, table: SnookerTabl
             ends.append((s[j] + t * (s[k] - s[j]), px[j] + t * (px[k] - px[j])))
         if len(ends) < 2 or not 0.5 * m < ends[1][0] - ends[0][0] < 5 * m:
             continue
+        # the jaws and the rubber beyond them mirror each other about the gap's middle
+        mid, gap = 0.5 * (ends[0][0] + ends[1][0]), 0.5 * (ends[1][0] - ends[0][0])
+        t = np.arange(0.0, gap + MOUTH_BEYOND_MM, 0.5)
+        if np.mean(np.abs(np.interp(mid + t, s, v) - np.interp(mid - t, s, v))) > (
+                MOUTH_ASYMMETRY * (min(rubber) - dark)):
+            continue
         read.append(ends)
     gaps = [0.5 * (ends[1][0] - ends[0][0]) for ends in read]
-    if len(read) < 2 or abs(gaps[0] - gaps[1]) > MOUTH_AGREE * max(gaps):
+    if len(read) == 2 and abs(gaps[0] - gaps[1]) > MOUTH_AGREE * max(gaps):
         return obs
     for ends, gap in zip(read, gaps):
         for (_, at), y in zip(ends, (L / 2 - gap, L / 2 + gap)):

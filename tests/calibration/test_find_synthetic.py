@@ -136,23 +136,35 @@ def test_middle_pocket_mouths_read_at_half_the_length():
                   & (np.diff(y)[0::2] < 1.5 * SNOOKER.middle_mouth_mm))
 
 
-@pytest.mark.parametrize("x_mm, dy_mm", [(-15.0, 25.0), (0.0, 40.0), (-5.0, 0.0)])
-def test_ball_in_the_jaws_gives_no_reading(x_mm, dy_mm):
-    # a ball in a middle pocket's jaws cuts its gap short: read, its middle would be mm off
+def _read_sides(camera, obs):
+    """The table x (mm) of each mouth read, once per mouth."""
+    x = camera.plane_points(obs.line_px, SNOOKER.cushion_nose_height_mm)[:, 0]
+    return np.round(x[0::2])
+
+
+@pytest.mark.parametrize("x_mm, dy_mm", [(-15.0, 25.0), (0.0, 40.0), (-5.0, 0.0),
+                                         (-20.0, -30.0)])
+def test_ball_in_the_jaws_gives_no_wrong_reading(x_mm, dy_mm):
+    # a ball in a middle pocket's jaws can cut its gap short: read, its middle would be 6-23 mm
+    # off; the mouth is left unread, or read where the ball leaves the profile alone
     render = pytest.importorskip("tracker.sim.render")
     camera = scene_cameras()["overhead"]
     r = SNOOKER.ball_radius_mm
-    image = render.Renderer(camera).render(
-        ["white"], np.array([[x_mm, SNOOKER.length_mm / 2 + dy_mm, r]]))[0]
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    assert len(_mouth_observations(_true_model(camera), gray, SNOOKER).line_px) == 0
+    for colour in ("white", "black"):
+        image = render.Renderer(camera).render(
+            [colour], np.array([[x_mm, SNOOKER.length_mm / 2 + dy_mm, r]]))[0]
+        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        obs = _mouth_observations(_true_model(camera), gray, SNOOKER)
+        assert SNOOKER.width_mm + 25.0 in _read_sides(camera, obs), colour
+        y = camera.plane_points(obs.line_px, SNOOKER.cushion_nose_height_mm)[:, 1]
+        middles = 0.5 * (y[0::2] + y[1::2])
+        assert np.all(np.abs(middles - SNOOKER.length_mm / 2) < 0.2), (colour, middles)
 
 
-def test_hidden_middle_pocket_gives_no_reading():
+def test_hidden_middle_pocket_leaves_the_other_read():
     camera, gray = _overhead_gray()
-    # something lying over one middle pocket: neither mouth is read (the other alone would be
-    # taken on trust)
     at = camera.project(np.array([[0.0, SNOOKER.length_mm / 2, 0.0]]))[0]
     covered = gray.copy()
     cv2.circle(covered, (int(at[0]), int(at[1])), 45, 200.0, -1)
-    assert len(_mouth_observations(_true_model(camera), covered, SNOOKER).line_px) == 0
+    obs = _mouth_observations(_true_model(camera), covered, SNOOKER)
+    assert _read_sides(camera, obs).tolist() == [SNOOKER.width_mm + 25.0]
