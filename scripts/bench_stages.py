@@ -7,6 +7,10 @@ threads of the process) is steadier than wall-clock time on a busy machine; the 
 
     python scripts/bench_stages.py                    # break_off and in_off
     python scripts/bench_stages.py clip_4k broadcast  # others
+    python scripts/bench_stages.py --opencv-threads 0 # OpenCV's own thread pool on
+
+OpenCV's own threads are off by default, as ``Pipeline.run`` has them (handing a small call's
+rows to the pool costs more CPU time than it saves).
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ import functools
 import sys
 import time
 from pathlib import Path
+
+import cv2
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -96,7 +102,11 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("clips", nargs="*", default=["break_off", "in_off"])
     p.add_argument("--repeat", type=int, default=2, help="runs of each clip (the best is kept)")
+    p.add_argument("--opencv-threads", type=int, default=1,
+                   help="OpenCV's threads (1: off, as Pipeline.run has it; 0: its default pool)")
     args = p.parse_args(argv)
+    if args.opencv_threads > 0:
+        cv2.setNumThreads(args.opencv_threads)
     spent: dict[str, float] = {}
     timed(spent)
     cols = {c: run_clip(SAMPLES / f"{c}.mp4", spent, args.repeat) for c in args.clips}
