@@ -25,7 +25,7 @@ import numpy as np
 
 from calibration.calibrate import Calibration
 from calibration.cloth import find_cloth, outline_quad
-from calibration.edges import find_first_edges, find_ridges
+from calibration.edges import find_first_edges, find_ridges, profiles
 from calibration.errors import InputError
 from calibration.height import height_from_balls
 from calibration.model import (
@@ -345,14 +345,13 @@ def _mouth_observations(model: CameraModel, gray: np.ndarray, table: SnookerTabl
     m = table.middle_mouth_mm / 2
     s = np.arange(-3 * m, 3 * m + 0.25, 0.5)
     far, hole = np.abs(s) > m + 40.0, np.abs(s) < m / 2
-    h, w = gray.shape
+    middle = len(s) // 2  # s == 0
     read = []
     for x in (-table.cushion_depth_mm / 2, W + table.cushion_depth_mm / 2):
         px = _project(model, np.c_[np.full(len(s), x), L / 2 + s, np.full(len(s), z)])
-        if not ((px >= 1).all() and (px[:, 0] < w - 2).all() and (px[:, 1] < h - 2).all()):
+        v = profiles(gray, px, np.zeros_like(px), np.zeros(1))[:, 0]
+        if np.isnan(v).any():  # partly out of the picture
             continue
-        v = cv2.remap(gray, px[:, 0].astype(np.float32).reshape(1, -1),
-                      px[:, 1].astype(np.float32).reshape(1, -1), cv2.INTER_LINEAR).ravel()
         dark = float(np.median(v[hole]))
         rubber = [float(np.median(v[far & (s < 0)])), float(np.median(v[far & (s > 0)]))]
         if min(rubber) - dark < MOUTH_CONTRAST or abs(rubber[0] - rubber[1]) > 0.25 * (
@@ -361,7 +360,7 @@ def _mouth_observations(model: CameraModel, gray: np.ndarray, table: SnookerTabl
         ends = []
         for sign, level in ((-1, rubber[0]), (1, rubber[1])):
             half = 0.5 * (level + dark)
-            idx = np.flatnonzero(s == 0)[0] + sign * np.arange(int(3 * m / 0.5) + 1)
+            idx = middle + sign * np.arange(middle + 1)
             above = np.flatnonzero(v[idx] >= half)
             if not len(above) or above[0] == 0:
                 break

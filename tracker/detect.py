@@ -1344,9 +1344,8 @@ class BallDetector:
         for i in np.flatnonzero(through):
             near_i = strong[i] & cell[i] & valid[i] & (d_own[i] <= (1.8 * rr[i]) ** 2)
             mine_i = owner == i
-            sector_i = np.full(ring2[i].shape, -1, np.int32)
-            sector_i[ry[mine_i], rx[mine_i]] = sector[mine_i]
-            through[i] = _joined_across(near_i, ring2[i], sector_i, occupied[i])
+            through[i] = _joined_across(near_i, ry[mine_i], rx[mine_i], sector[mine_i],
+                                        occupied[i])
         # a disc split off a ball onto the shadow under it: its own part is mostly weak
         # (dark cloth), where a ball's, even a black one's, is solid
         own = disc & cell
@@ -1740,16 +1739,17 @@ def _colour_alike(lab: np.ndarray, blob: np.ndarray, p: np.ndarray, r: float) ->
     return float(np.count_nonzero(joined & around)) / n_around
 
 
-def _joined_across(thing: np.ndarray, ring: np.ndarray, sector: np.ndarray,
+def _joined_across(thing: np.ndarray, ry: np.ndarray, rx: np.ndarray, sector: np.ndarray,
                    occupied: np.ndarray) -> bool:
     """Whether ``thing`` ((S, S) bool: a window's not-cloth pixels near a disc) is one piece
-    across the disc: a piece of it meets the ``ring`` ((S, S) bool, round the disc) in two
-    opposite sectors that are both ``occupied`` ((8,) bool; ``sector`` (S, S) the sector 0..7
-    of each pixel of the ring, k + 4 opposite k)."""
+    across the disc: a piece of it meets the ring round the disc (its pixels at rows ``ry``,
+    columns ``rx``, in ``sector`` 0..7 each, k + 4 opposite k) in two opposite sectors that
+    are both ``occupied`` ((8,) bool)."""
     _, part = cv2.connectedComponents(thing.astype(np.uint8), connectivity=8)
-    on = ring & thing
+    on = thing[ry, rx]
+    piece = part[ry, rx]
     for k in np.flatnonzero(occupied[:4] & occupied[4:]):
-        a, b = part[on & (sector == k)], part[on & (sector == k + 4)]
+        a, b = piece[on & (sector == k)], piece[on & (sector == k + 4)]
         if np.intersect1d(a[a > 0], b[b > 0]).size:
             return True
     return False
