@@ -273,6 +273,13 @@ _LIGHT = 0.9
 _OFFSET_STEP = 32.0  # px between the grid points of the silhouette offsets
 # the points of a ball's outline lie within this share of its radius of their circle
 _ROUND = 0.08
+# an outline point further than this many (scaled) median absolute deviations from its circle
+# is a blotch of the codec or a fleck on the cloth, and the circle is fitted again without it
+_OUTLINE_MADS = 2.5
+# a lone ball seen within this angle (degrees) of straight down shows its own outline all
+# round (the shadow under it stays hidden below it); its centre is then the mean of the
+# centroid and the outline's circle, whose errors in compressed footage are half independent
+_STEEP_DEG = 45.0
 
 
 # -- geometry -------------------------------------------------------------------------------------
@@ -321,6 +328,14 @@ class TableGeometry:
         if self.camera is None or not len(s):
             return s.copy()
         return s - self._offset_at(s - self._offset_at(s))
+
+    def steep(self, px: np.ndarray) -> np.ndarray:
+        """(N, 2) raw px -> (N,) bool: seen within ``_STEEP_DEG`` of straight down (all False
+        without a camera)."""
+        px = np.asarray(px, np.float64).reshape(-1, 2)
+        if self.camera is None:
+            return np.zeros(len(px), bool)
+        return -self.camera.rays(px)[:, 2] >= np.cos(np.radians(_STEEP_DEG))
 
     def _offset_exact(self, px: np.ndarray) -> np.ndarray:
         """(N, 2) silhouette offset of the balls whose centres' plane points are at ``px``."""
@@ -1375,10 +1390,12 @@ class BallDetector:
         # (discs nearer than 1.6 radii are pieces of one blurred ball, not balls side by side)
         gap = dmat.min(1) / r_exp if n > 1 else np.full(n, np.inf)
         near = (gap >= 1.6) & (gap < 2.6)
-        idx = np.flatnonzero(near)
+        # ... and a lone ball seen from above by both (``_STEEP_DEG``)
+        lone = (gap >= 2.6) & self.geometry.steep(c + base)
+        idx = np.flatnonzero(near | lone)
         for i, fit in zip(idx, _outline_centres(alpha[idx], c[idx] + half, r_exp[idx])):
             if fit is not None:
-                c[i] = fit - half
+                c[i] = 0.5 * (c[i] + fit - half) if lone[i] else fit - half
         return c.astype(np.float64) + base, cover, lab, ok
 
     def _by_highlights(self, frame: np.ndarray, sil: np.ndarray, r_exp: np.ndarray,
@@ -1510,7 +1527,8 @@ def _outline_centres(alpha: np.ndarray, c: np.ndarray, r: np.ndarray, rays: int 
     (K,) (rays into a touching neighbour find none); None when under a quarter of the rays find
     one, or the circle is not round (its points within ``_ROUND`` ``r`` of it), not about the
     ball's size (within a fifth of ``r``) or place (within 0.15 ``r`` of ``c``: the gaps move a
-    centroid by less)."""
+    centroid by less). Points far off the first circle (``_OUTLINE_MADS``) are left out of a
+    second."""
     if not len(c):
         return []
     u = _ray_directions(rays)
@@ -1534,15 +1552,25 @@ def _outline_centres(alpha: np.ndarray, c: np.ndarray, r: np.ndarray, rays: int 
             out.append(None)
             continue
         pts = ends[i][has[i]]
-        sol = np.linalg.lstsq(np.hstack([2 * pts, np.ones((len(pts), 1))]), (pts ** 2).sum(1),
-                              rcond=None)[0]
-        centre = sol[:2]
-        radius = float(np.sqrt(max(sol[2] + centre @ centre, 0.0)))
+        centre, radius = _circle(pts)
+        off = np.hypot(*(pts - centre).T) - radius
+        dev = np.abs(off - np.median(off))
+        keep = dev < _OUTLINE_MADS * 1.4826 * np.median(dev) + 1e-3
+        if rays // 4 <= keep.sum() < len(pts):
+            centre, radius = _circle(pts[keep])
         spread = float(np.sqrt(np.mean((np.hypot(*(pts - centre).T) - radius) ** 2)))
         out.append(None if (abs(radius / r[i] - 1) > 0.2
                             or np.hypot(*(centre - c[i])) > 0.15 * r[i]
                             or spread > _ROUND * r[i]) else centre)
     return out
+
+
+def _circle(pts: np.ndarray) -> tuple[np.ndarray, float]:
+    """The least-squares circle through ``pts`` (K, 2): its centre (2,) and radius."""
+    sol = np.linalg.lstsq(np.hstack([2 * pts, np.ones((len(pts), 1))]), (pts ** 2).sum(1),
+                          rcond=None)[0]
+    centre = sol[:2]
+    return centre, float(np.sqrt(max(sol[2] + centre @ centre, 0.0)))
 
 
 def _windows(image: np.ndarray, corner: np.ndarray, size: int) -> np.ndarray:
