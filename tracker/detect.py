@@ -296,6 +296,7 @@ class TableGeometry:
         self.image_size = calibration.image_size
         self.r_mm = table.ball_radius_mm
         self._offset_grid: tuple[float, float, np.ndarray] | None = None
+        self._steep_grid: np.ndarray | None = None
 
     def to_table(self, px: np.ndarray, z_mm: float | None = None) -> np.ndarray:
         """(N, 2) raw px -> (N, 2) table mm on the plane z = ``z_mm`` (default: ball centres)."""
@@ -331,11 +332,19 @@ class TableGeometry:
 
     def steep(self, px: np.ndarray) -> np.ndarray:
         """(N, 2) raw px -> (N,) bool: seen within ``_STEEP_DEG`` of straight down (all False
-        without a camera)."""
+        without a camera), from a grid of ``_OFFSET_STEP`` px (made once)."""
         px = np.asarray(px, np.float64).reshape(-1, 2)
         if self.camera is None:
             return np.zeros(len(px), bool)
-        return -self.camera.rays(px)[:, 2] >= np.cos(np.radians(_STEEP_DEG))
+        if self._steep_grid is None:
+            w, h = self.image_size
+            u, v = np.meshgrid(np.arange(0, w + _OFFSET_STEP, _OFFSET_STEP),
+                               np.arange(0, h + _OFFSET_STEP, _OFFSET_STEP))
+            rays = self.camera.rays(np.c_[u.ravel(), v.ravel()])
+            self._steep_grid = (-rays[:, 2] >= np.cos(np.radians(_STEEP_DEG))).reshape(u.shape)
+        g = self._steep_grid
+        i = np.clip(np.rint(px / _OFFSET_STEP).astype(int), 0, [g.shape[1] - 1, g.shape[0] - 1])
+        return g[i[:, 1], i[:, 0]]
 
     def _offset_exact(self, px: np.ndarray) -> np.ndarray:
         """(N, 2) silhouette offset of the balls whose centres' plane points are at ``px``."""
@@ -1393,9 +1402,10 @@ class BallDetector:
         # ... and a lone ball seen from above by both (``_STEEP_DEG``)
         lone = (gap >= 2.6) & self.geometry.steep(c + base)
         idx = np.flatnonzero(near | lone)
-        for i, fit in zip(idx, _outline_centres(alpha[idx], c[idx] + half, r_exp[idx])):
-            if fit is not None:
-                c[i] = 0.5 * (c[i] + fit - half) if lone[i] else fit - half
+        fit, held = _outline_centres(alpha[idx], c[idx] + half, r_exp[idx])
+        fit = (fit - half).astype(np.float32)
+        both = lone[idx][:, None]
+        c[idx] = np.where(held[:, None], np.where(both, 0.5 * (c[idx] + fit), fit), c[idx])
         return c.astype(np.float64) + base, cover, lab, ok
 
     def _by_highlights(self, frame: np.ndarray, sil: np.ndarray, r_exp: np.ndarray,
@@ -1520,24 +1530,30 @@ def _ray_directions(rays: int) -> np.ndarray:
 
 
 def _outline_centres(alpha: np.ndarray, c: np.ndarray, r: np.ndarray, rays: int = 90
-                     ) -> list[np.ndarray | None]:
+                     ) -> tuple[np.ndarray, np.ndarray]:
     """For each of K balls, the centre (2,) of the circle through the points where its soft
     silhouette ``alpha`` (K, S, S) first falls below a half walking out from ``c`` (K, 2)
     (window px) along each of ``rays`` directions, between half and one and a half radii ``r``
-    (K,) (rays into a touching neighbour find none); None when under a quarter of the rays find
-    one, or the circle is not round (its points within ``_ROUND`` ``r`` of it), not about the
-    ball's size (within a fifth of ``r``) or place (within 0.15 ``r`` of ``c``: the gaps move a
-    centroid by less). Points far off the first circle (``_OUTLINE_MADS``) are left out of a
-    second."""
-    if not len(c):
-        return []
+    (K,) (rays into a touching neighbour find none). Points far off the first circle
+    (``_OUTLINE_MADS``) are left out of a second. Returns the centres (K, 2) and whether each
+    holds (K,) bool: not when under a quarter of the rays find a point, or the circle is not
+    round (its points within ``_ROUND`` ``r`` of it), not about the ball's size (within a fifth
+    of ``r``) or place (within 0.15 ``r`` of ``c``: the gaps move a centroid by less)."""
+    n, size = len(c), alpha.shape[1] if len(c) else 0
+    if not n:
+        return np.zeros((0, 2)), np.zeros(0, bool)
     u = _ray_directions(rays)
     s = np.linspace(0.5 * r, 1.5 * r, 41, dtype=np.float32, axis=1)  # (K, 41)
     mx = (c[:, 0, None, None] + u[None, :, 0:1] * s[:, None]).astype(np.float32)
     my = (c[:, 1, None, None] + u[None, :, 1:2] * s[:, None]).astype(np.float32)
-    prof = np.stack([cv2.remap(a.astype(np.float32), x, y, cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
-                     for a, x, y in zip(alpha, mx, my)])  # (K, rays, 41)
+    # the windows stacked one under another, a row of nothing between each
+    tall = np.zeros((n, size + 1, size), np.float32)
+    tall[:, :size] = alpha
+    my = np.where((my >= -0.5) & (my <= size - 0.5), my, -1.0)  # off its window: nothing
+    my += (np.arange(n, dtype=np.float32) * (size + 1))[:, None, None]
+    prof = cv2.remap(tall.reshape(-1, size), mx.reshape(-1, 41), my.reshape(-1, 41),
+                     cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0.0
+                     ).reshape(n, rays, 41)
     fall = (prof[..., :-1] >= 0.5) & (prof[..., 1:] < 0.5)
     has = fall.any(2)
     k = np.argmax(fall, axis=2)[..., None]
@@ -1545,32 +1561,41 @@ def _outline_centres(alpha: np.ndarray, c: np.ndarray, r: np.ndarray, rays: int 
                   np.take_along_axis(prof, k + 1, 2)[..., 0])
     frac = (at - 0.5) / np.maximum(at - beyond, 1e-6)
     rho = np.take_along_axis(s, k[..., 0], 1) + frac * (s[:, 1] - s[:, 0])[:, None]
-    ends = c[:, None] + u[None] * rho[..., None]  # (K, rays, 2)
-    out: list[np.ndarray | None] = []
-    for i in range(len(c)):
-        if has[i].sum() < rays // 4:
-            out.append(None)
-            continue
-        pts = ends[i][has[i]]
-        centre, radius = _circle(pts)
-        off = np.hypot(*(pts - centre).T) - radius
-        dev = np.abs(off - np.median(off))
-        keep = dev < _OUTLINE_MADS * 1.4826 * np.median(dev) + 1e-3
-        if rays // 4 <= keep.sum() < len(pts):
-            centre, radius = _circle(pts[keep])
-        spread = float(np.sqrt(np.mean((np.hypot(*(pts - centre).T) - radius) ** 2)))
-        out.append(None if (abs(radius / r[i] - 1) > 0.2
-                            or np.hypot(*(centre - c[i])) > 0.15 * r[i]
-                            or spread > _ROUND * r[i]) else centre)
-    return out
+    ends = (c[:, None] + u[None] * rho[..., None]).astype(np.float64)  # (K, rays, 2)
+    enough = has.sum(1) >= rays // 4
+    centre, radius = _circles(ends, has & enough[:, None])
+    off = np.hypot(*(ends - centre[:, None]).transpose(2, 0, 1)) - radius[:, None]
+    off = np.where(has, off, np.nan)
+    dev = np.abs(off - _row_percentiles(off, (50,))[0][:, None])
+    far = _row_percentiles(dev, (50,))[0]
+    with np.errstate(invalid="ignore"):
+        keep = has & (dev < _OUTLINE_MADS * 1.4826 * far[:, None] + 1e-3)
+    again = enough & (keep.sum(1) >= rays // 4) & (keep.sum(1) < has.sum(1))
+    if again.any():
+        centre[again], radius[again] = _circles(ends[again], keep[again])
+    with np.errstate(all="ignore"):
+        miss = np.hypot(*(ends - centre[:, None]).transpose(2, 0, 1)) - radius[:, None]
+        spread = np.sqrt((np.where(has, miss, 0.0) ** 2).sum(1) / np.maximum(has.sum(1), 1))
+    ok = (enough & (np.abs(radius / r - 1) <= 0.2)
+          & (np.hypot(*(centre - c).T) <= 0.15 * r) & (spread <= _ROUND * r))
+    return centre, ok
 
 
-def _circle(pts: np.ndarray) -> tuple[np.ndarray, float]:
-    """The least-squares circle through ``pts`` (K, 2): its centre (2,) and radius."""
-    sol = np.linalg.lstsq(np.hstack([2 * pts, np.ones((len(pts), 1))]), (pts ** 2).sum(1),
-                          rcond=None)[0]
-    centre = sol[:2]
-    return centre, float(np.sqrt(max(sol[2] + centre @ centre, 0.0)))
+def _circles(pts: np.ndarray, use: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The least-squares circles through the points ``pts`` (K, M, 2) that ``use`` (K, M):
+    their centres (K, 2) and radii (K,); a circle with fewer than three points is left at
+    nothing (zeros)."""
+    w = use.astype(np.float64)[..., None]
+    a = np.concatenate([2 * pts, np.ones(pts.shape[:2] + (1,))], axis=2) * w  # (K, M, 3)
+    b = (pts ** 2).sum(2)[..., None] * w
+    m = a.transpose(0, 2, 1) @ a
+    v = (a.transpose(0, 2, 1) @ b)[..., 0]
+    fit = use.sum(1) >= 3
+    sol = np.zeros((len(pts), 3))
+    if fit.any():
+        sol[fit] = np.linalg.solve(m[fit], v[fit][..., None])[..., 0]
+    centre = sol[:, :2]
+    return centre, np.sqrt(np.maximum(sol[:, 2] + (centre ** 2).sum(1), 0.0))
 
 
 def _windows(image: np.ndarray, corner: np.ndarray, size: int) -> np.ndarray:
