@@ -41,6 +41,7 @@ from calibration.specs import BALL_CLASSES, SNOOKER, SnookerTableSpec
 
 # Quantisation of the lookup table: 6 bits a channel (262144 entries).
 _LUT_BITS = 6
+_ACROSS_BGR = np.ones((1, 3), np.uint8)
 _LUT_SHIFT = 8 - _LUT_BITS
 # Score scale: a not-cloth score of _FG_LEVEL (uint8) is the threshold for "not cloth".
 _FG_LEVEL = 64
@@ -793,9 +794,11 @@ class BallDetector:
         now, then = cv2.mean(small[::4, ::4], m)[:3], self._seen_mean
         gain = sum(now) / max(sum(then), 1.0)
         seen = self._seen if abs(gain - 1) < 0.01 else cv2.convertScaleAbs(self._seen, alpha=gain)
-        b, g, r = cv2.split(cv2.absdiff(small, seen))
-        most = cv2.max(cv2.max(b, g), r)
-        most = cv2.blur(most, (3, 3))
+        # the largest of each pixel's B, G, R differences: along each row of B, G, R, the
+        # largest of every three in a row, read at the G's
+        diff = cv2.absdiff(small, seen).reshape(small.shape[0], -1)
+        most = cv2.dilate(diff, _ACROSS_BGR, borderType=cv2.BORDER_CONSTANT, borderValue=0)
+        most = cv2.blur(np.ascontiguousarray(most[:, 1::3]), (3, 3))
         changed = cv2.compare(most, self.config.change_level, cv2.CMP_GE)
         changed = cv2.bitwise_and(changed, prep.mask)
         if not cv2.countNonZero(changed):
