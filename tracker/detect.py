@@ -277,6 +277,8 @@ _ROUND = 0.08
 # an outline point further than this many (scaled) median absolute deviations from its circle
 # is a blotch of the codec or a fleck on the cloth, and the circle is fitted again without it
 _OUTLINE_MADS = 2.5
+# steps along each ray of the outline search, a fortieth of a radius apart from 0.6 to 1.4 radii
+_STEPS = 33
 # a lone ball seen within this angle (degrees) of straight down shows its own outline all
 # round (the shadow under it stays hidden below it); its centre is then the mean of the
 # centroid and the outline's circle, whose errors in compressed footage are half independent
@@ -1536,7 +1538,7 @@ def _outline_centres(alpha: np.ndarray, c: np.ndarray, r: np.ndarray, rays: int 
                      ) -> tuple[np.ndarray, np.ndarray]:
     """For each of K balls, the centre (2,) of the circle through the points where its soft
     silhouette ``alpha`` (K, S, S) first falls below a half walking out from ``c`` (K, 2)
-    (window px) along each of ``rays`` directions, between half and one and a half radii ``r``
+    (window px) along each of ``rays`` directions, between 0.6 and 1.4 radii ``r``
     (K,) (rays into a touching neighbour find none). Points far off the first circle
     (``_OUTLINE_MADS``) are left out of a second. Returns the centres (K, 2) and whether each
     holds (K,) bool: not when under a quarter of the rays find a point, or the circle is not
@@ -1546,7 +1548,7 @@ def _outline_centres(alpha: np.ndarray, c: np.ndarray, r: np.ndarray, rays: int 
     if not n:
         return np.zeros((0, 2)), np.zeros(0, bool)
     u = _ray_directions(rays)
-    s = np.linspace(0.5 * r, 1.5 * r, 41, dtype=np.float32, axis=1)  # (K, 41)
+    s = np.linspace(0.6 * r, 1.4 * r, _STEPS, dtype=np.float32, axis=1)  # (K, steps)
     mx = (c[:, 0, None, None] + u[None, :, 0:1] * s[:, None]).astype(np.float32)
     my = (c[:, 1, None, None] + u[None, :, 1:2] * s[:, None]).astype(np.float32)
     # the windows stacked one under another, a row of nothing between each
@@ -1554,9 +1556,9 @@ def _outline_centres(alpha: np.ndarray, c: np.ndarray, r: np.ndarray, rays: int 
     tall[:, :size] = alpha
     my = np.where((my >= -0.5) & (my <= size - 0.5), my, -1.0)  # off its window: nothing
     my += (np.arange(n, dtype=np.float32) * (size + 1))[:, None, None]
-    prof = cv2.remap(tall.reshape(-1, size), mx.reshape(-1, 41), my.reshape(-1, 41),
+    prof = cv2.remap(tall.reshape(-1, size), mx.reshape(-1, _STEPS), my.reshape(-1, _STEPS),
                      cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0.0
-                     ).reshape(n, rays, 41)
+                     ).reshape(n, rays, _STEPS)
     fall = (prof[..., :-1] >= 0.5) & (prof[..., 1:] < 0.5)
     has = fall.any(2)
     k = np.argmax(fall, axis=2)[..., None]
