@@ -41,7 +41,6 @@ from calibration.specs import BALL_CLASSES, SNOOKER, SnookerTableSpec
 
 # Quantisation of the lookup table: 6 bits a channel (262144 entries).
 _LUT_BITS = 6
-_ACROSS_BGR = np.ones((1, 3), np.uint8)
 _LUT_SHIFT = 8 - _LUT_BITS
 # Score scale: a not-cloth score of _FG_LEVEL (uint8) is the threshold for "not cloth".
 _FG_LEVEL = 64
@@ -283,6 +282,10 @@ _STEPS = 33
 # round (the shadow under it stays hidden below it); its centre is then the mean of the
 # centroid and the outline's circle, whose errors in compressed footage are half independent
 _STEEP_DEG = 45.0
+
+
+# a row of B, G, R values dilated by this takes the largest of each pixel's three at its G
+_ACROSS_BGR = np.ones((1, 3), np.uint8)
 
 
 # -- geometry -------------------------------------------------------------------------------------
@@ -1598,7 +1601,11 @@ def _circles(pts: np.ndarray, use: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     fit = use.sum(1) >= 3
     sol = np.zeros((len(pts), 3))
     if fit.any():
-        sol[fit] = np.linalg.solve(m[fit], v[fit][..., None])[..., 0]
+        try:
+            sol[fit] = np.linalg.solve(m[fit], v[fit][..., None])[..., 0]
+        except np.linalg.LinAlgError:  # points all on one line: no circle of its own
+            for i in np.flatnonzero(fit):
+                sol[i] = np.linalg.lstsq(m[i], v[i], rcond=None)[0]
     centre = sol[:, :2]
     return centre, np.sqrt(np.maximum(sol[:, 2] + (centre ** 2).sum(1), 0.0))
 

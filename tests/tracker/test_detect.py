@@ -18,7 +18,7 @@ from calibration.calibrate import Calibration
 from calibration.camera import Camera
 from calibration.specs import BALL_CLASSES, SNOOKER
 from tracker.colour import ColourClassifier
-from tracker.detect import BallDetector, Detections, DetectorConfig
+from tracker.detect import BallDetector, Detections, DetectorConfig, _circles
 from tracker.sim.render import Capsule, Renderer
 from tracker.sim.scenarios import overhead_camera
 from tracker.sim.script import SKIN_BGR, SLEEVE_BGR, layout, standard_layout
@@ -218,6 +218,17 @@ def test_lone_balls_through_the_codec_are_placed_by_centroid_and_outline(overhea
         lone = pos[apart.min(1) > 4 * R, :2]
         err.extend(np.hypot(*(d.xy_mm[:, None] - lone[None]).transpose(2, 0, 1)).min(0))
     assert len(err) == 44 and np.median(err) < 0.52, (len(err), np.median(err))
+
+
+def test_circles_fitted_together_and_a_straight_edge_does_not_break_them():
+    th = np.linspace(0, 2 * np.pi, 30, endpoint=False)
+    ring = np.c_[3.0 + 12.5 * np.cos(th), -2.0 + 12.5 * np.sin(th)]
+    line = np.c_[np.arange(30.0), 2 * np.arange(30.0) + 1]  # a bar's edge: all on one line
+    use = np.ones((3, 30), bool)
+    use[2, ::2] = False  # every other point of the ring
+    centre, radius = _circles(np.stack([ring, line, ring]), use)
+    assert np.allclose(centre[[0, 2]], [3.0, -2.0]) and np.allclose(radius[[0, 2]], 12.5)
+    assert np.isfinite(centre[1]).all()
 
 
 def test_cue_over_a_ball_makes_no_false_ball(overhead):
