@@ -223,7 +223,7 @@ def test_lone_balls_through_the_codec_are_placed_by_centroid_and_outline(overhea
 def test_circles_fitted_together_and_a_straight_edge_does_not_break_them():
     th = np.linspace(0, 2 * np.pi, 30, endpoint=False)
     ring = np.c_[3.0 + 12.5 * np.cos(th), -2.0 + 12.5 * np.sin(th)]
-    line = np.c_[np.arange(30.0), 2 * np.arange(30.0) + 1]  # a bar's edge: all on one line
+    line = np.c_[np.arange(30.0), np.full(30, 7.0)]  # a bar's edge: all on one line
     use = np.ones((3, 30), bool)
     use[2, ::2] = False  # every other point of the ring
     centre, radius = _circles(np.stack([ring, line, ring]), use)
