@@ -35,6 +35,7 @@ from bench_clips import match  # noqa: E402  (the same matching as the clips' be
 
 from calibration.calibrate import Calibration  # noqa: E402
 from calibration.camera import Camera, polygon_moments  # noqa: E402
+from calibration.cloth import find_cloth  # noqa: E402
 from calibration.height import ball_shapes  # noqa: E402
 from calibration.specs import SNOOKER  # noqa: E402
 from tracker.detect import BallDetector  # noqa: E402
@@ -65,16 +66,6 @@ def through_codec(base: np.ndarray, renderer: Renderer, fps: float, crf: int, pa
     return list(read_frames(path))[FRAMES // 2]
 
 
-def cloth_lab(image: np.ndarray, camera: Camera) -> np.ndarray:
-    """Median OpenCV Lab of the table's cloth (inside the cushions; the balls are few)."""
-    t = SNOOKER
-    corners = np.array([[0, 0, 0], [t.width_mm, 0, 0], [t.width_mm, t.length_mm, 0],
-                        [0, t.length_mm, 0]], float)
-    mask = np.zeros(image.shape[:2], np.uint8)
-    cv2.fillPoly(mask, [np.round(camera.project(corners)).astype(np.int32)], 1)
-    return np.median(cv2.cvtColor(image, cv2.COLOR_BGR2LAB)[mask > 0], axis=0)
-
-
 def measure(image: np.ndarray, camera: Camera, pos: np.ndarray, visible: np.ndarray,
             classes: list[str]) -> tuple[np.ndarray, list[tuple[str, float]]]:
     """(detector errors (K,) mm, [(class, radial offset px)] of the height's ball shapes)."""
@@ -88,7 +79,7 @@ def measure(image: np.ndarray, camera: Camera, pos: np.ndarray, visible: np.ndar
     middle = np.asarray(camera.K)[:2, 2]
     _, centroid, _ = polygon_moments(camera.sphere_outline(pos, r, 128))
     radial = []
-    for c in ball_shapes(image, cloth_lab(image, camera), camera, SNOOKER).centre_px:
+    for c in ball_shapes(image, find_cloth(image).lab, camera, SNOOKER).centre_px:
         dist = np.hypot(*(centroid - c).T)
         k = int(np.argmin(dist))
         out = centroid[k] - middle

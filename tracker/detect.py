@@ -1547,9 +1547,9 @@ def _outline_centres(alpha: np.ndarray, c: np.ndarray, r: np.ndarray, rays: int 
     holds (K,) bool: not when under a quarter of the rays find a point, or the circle is not
     round (its points within ``_ROUND`` ``r`` of it), not about the ball's size (within a fifth
     of ``r``) or place (within 0.15 ``r`` of ``c``: the gaps move a centroid by less)."""
-    n, size = len(c), alpha.shape[1] if len(c) else 0
-    if not n:
+    if not len(c):
         return np.zeros((0, 2)), np.zeros(0, bool)
+    n, size = len(c), alpha.shape[1]
     u = _ray_directions(rays)
     s = np.linspace(0.6 * r, 1.4 * r, _STEPS, dtype=np.float32, axis=1)  # (K, steps)
     mx = (c[:, 0, None, None] + u[None, :, 0:1] * s[:, None]).astype(np.float32)
