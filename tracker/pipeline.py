@@ -159,7 +159,7 @@ class Pipeline:
 
     ``process(frame)`` takes one frame through every stage; ``run(frames)`` gives the same
     results for a whole source, shrinking each frame to its work image on a thread of its own
-    and detecting it on another while the frame before it is classified and tracked.
+    ahead of the other stages.
     """
 
     calibration: Calibration
@@ -219,12 +219,13 @@ class Pipeline:
 
     def run(self, frames: Iterable[Frame], ahead: bool = True) -> Iterator[FrameResult]:
         """The results of ``process`` for every frame of ``frames``, in order. With ``ahead``
-        each frame's detection (the camera check and the detector, whose state follows from
-        the frames before it alone) runs on a thread, one frame ahead of the colour
-        classification, the tracking, the shots and the referee, and the detector's work
-        image of the frame after it is made on another (OpenCV and most of numpy let them run
-        on two cores). OpenCV's own threads are not used meanwhile: the pipeline's keep the
-        cores busy, and handing each call's rows to them costs more CPU time than it saves."""
+        the detector's work image of each frame (a resize, most of it outside Python's global
+        lock) is made on a thread of its own, a frame or two ahead of the rest, which runs
+        frame by frame on the caller's thread. The detection, colour, tracking, shot and
+        referee stages are mostly Python: on threads of their own they would take turns at the
+        lock, and the handing over costs more than the overlap gains. OpenCV's own threads are
+        not used meanwhile: handing each call's rows to them costs more CPU time than it
+        saves."""
         if not ahead:
             for frame in frames:
                 yield self.process(frame)
@@ -232,9 +233,8 @@ class Pipeline:
         cv_threads = cv2.getNumThreads()
         cv2.setNumThreads(1)
         try:
-            shrunk = read_ahead(((f, self._shrink(f)) for f in frames), depth=2)
-            for frame, seen in read_ahead(((f, self._see(f, s)) for f, s in shrunk), depth=2):
-                yield self._follow(frame, seen)
+            for frame, shrunk in read_ahead(((f, self._shrink(f)) for f in frames), depth=2):
+                yield self._follow(frame, self._see(frame, shrunk))
         finally:
             cv2.setNumThreads(cv_threads)
 

@@ -120,7 +120,7 @@ def test_knocked_camera_is_recalibrated():
 
 
 def test_run_ahead_gives_what_process_gives():
-    """Detection on a thread of its own, a frame ahead of the tracking, changes nothing: a
+    """The work images made on a thread of their own, ahead of the rest, change nothing: a
     sample clip, then its frames shifted as if the camera had been knocked (the calibration
     each frame is drawn with changes under way), give the same states, image positions and
     events through ``run`` as frame by frame through ``process``."""
