@@ -24,7 +24,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import cv2
 import numpy as np
 from tqdm import tqdm
 
@@ -58,11 +57,9 @@ def through_codec(base: np.ndarray, renderer: Renderer, fps: float, crf: int, pa
                   ) -> np.ndarray:
     """The middle of ``FRAMES`` frames of ``base`` (float32, noise-free) with sensor noise, as
     decoded after encoding at ``crf``."""
-    sigma = float(renderer.look.noise_sigma)
     with VideoWriter(path, (base.shape[1], base.shape[0]), fps, crf=crf) as out:
         for k in range(FRAMES):
-            out.write(cv2.addWeighted(base, 1.0, renderer._noise(k), sigma, 0.0,
-                                      dtype=cv2.CV_8U))
+            out.write(renderer.expose(base, k))
     return list(read_frames(path))[FRAMES // 2]
 
 

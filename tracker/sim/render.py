@@ -1008,6 +1008,17 @@ class Renderer:
             self._cache[key] = make(centres[:1])
         return self._cache[key]
 
+    def expose(self, image: np.ndarray, frame_index: int, gain: float = 1.0,
+               noise: bool = True) -> np.ndarray:
+        """A noise-free float32 rendering (H, W, 3) as the camera gives it: times ``gain``,
+        with frame ``frame_index``'s sensor noise (``look.noise_sigma``; none without
+        ``noise``), as uint8."""
+        sigma = self.look.noise_sigma if noise else 0.0
+        if sigma > 0:
+            return cv2.addWeighted(image, float(gain), self._noise(frame_index), float(sigma),
+                                   0.0, dtype=cv2.CV_8U)
+        return cv2.addWeighted(image, float(gain), image, 0.0, 0.0, dtype=cv2.CV_8U)
+
     def _noise(self, frame_index: int) -> np.ndarray:
         """(H, W, 3) float32 unit Gaussian noise, deterministic by seed and frame index: a
         window of a larger noise field at an offset drawn per frame."""
@@ -1139,12 +1150,7 @@ class Renderer:
                 seen[ys, xs] = 0
             fraction[i] = float(np.clip(seen.sum() / max(layer["area"], 1e-9), 0, 1))
 
-        sigma = self.look.noise_sigma if noise else 0.0
-        if sigma > 0:
-            frame = cv2.addWeighted(work, float(gain), self._noise(frame_index), float(sigma), 0.0,
-                                    dtype=cv2.CV_8U)
-        else:
-            frame = cv2.addWeighted(work, float(gain), work, 0.0, 0.0, dtype=cv2.CV_8U)
+        frame = self.expose(work, frame_index, gain, noise)
         if gbox is not None:
             self._draw_graphics(frame, graphics, gbox)
         return frame, fraction
