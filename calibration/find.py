@@ -577,17 +577,16 @@ def _fit_table(image, gray, cloth, model, table, source, undercut, fine=None) ->
         # nose are placed by the rest (see ``_visible_edges``)
         model.fit_offsets = tuple(sorted(set(n for n in obs.line_slide if n)))
     mouths = model.f_prior is not None and baulk_found
-    if mouths:
-        obs = _merge(obs, _mouth_observations(model, gray, table))
-    model = fit(model, obs, scale_px=0.75, bend_px=BEND_PX)
     # Which cushions show their undercut face depends on where the camera is: once the fit has
-    # moved it across that line for a cushion, its edges are found and fitted again.
-    for _ in range(2):
-        if _face_shown(_visible_edges(model, table, undercut)) == shown:
-            break
-        nose, support, shown = _nose_observations(model, gray, valid, table, 14.0, samples,
-                                                  undercut, fine=fine)
-        obs = _merge(nose, painted) if baulk_found or by_colour else nose
+    # moved it across that line for a cushion, its edges are found and fitted again (twice at
+    # most).
+    for again in range(3):
+        if again:
+            if _face_shown(_visible_edges(model, table, undercut)) == shown:
+                break
+            nose, support, shown = _nose_observations(model, gray, valid, table, 14.0, samples,
+                                                      undercut, fine=fine)
+            obs = _merge(nose, painted) if baulk_found or by_colour else nose
         if mouths:
             obs = _merge(obs, _mouth_observations(model, gray, table))
         model = fit(model, obs, scale_px=0.75, bend_px=BEND_PX)
