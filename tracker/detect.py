@@ -1753,8 +1753,8 @@ def _bar_end(blob: np.ndarray, p: np.ndarray, r: float) -> bool:
     total = float(fill.sum())
     if total < 1:
         return False
-    d = np.array([np.broadcast_to(dx, fill.shape)[fill].sum(),
-                  np.broadcast_to(dy, fill.shape)[fill].sum()]) / total
+    # towards the middle of the rest: the mean offset of its pixels
+    d = np.array([fill.sum(0) @ dx[0], fill.sum(1) @ dy[:, 0]]) / total
     if np.hypot(*d) < 1e-6:
         return False
     d /= np.hypot(*d)
