@@ -343,11 +343,10 @@ class TableGeometry:
         if self.camera is None:
             return np.zeros(len(px), bool)
         if self._steep_grid is None:
-            w, h = self.image_size
-            u, v = np.meshgrid(np.arange(0, w + _OFFSET_STEP, _OFFSET_STEP),
-                               np.arange(0, h + _OFFSET_STEP, _OFFSET_STEP))
-            rays = self.camera.rays(np.c_[u.ravel(), v.ravel()])
-            self._steep_grid = (-rays[:, 2] >= np.cos(np.radians(_STEEP_DEG))).reshape(u.shape)
+            gx, gy, pts = _grid_points(self.image_size, 0)
+            rays = self.camera.rays(pts)
+            self._steep_grid = (-rays[:, 2] >= np.cos(np.radians(_STEEP_DEG))).reshape(
+                len(gy), len(gx))
         g = self._steep_grid
         i = np.clip(np.rint(px / _OFFSET_STEP).astype(int), 0, [g.shape[1] - 1, g.shape[0] - 1])
         return g[i[:, 1], i[:, 0]]
@@ -361,11 +360,7 @@ class TableGeometry:
         """``_offset_exact`` interpolated from a grid over the image (it varies slowly: a
         tenth of a pixel across a ball in the steepest views), exact off the grid."""
         if self._offset_grid is None:
-            w, h = self.image_size
-            gx = np.arange(-_OFFSET_STEP, w + 2 * _OFFSET_STEP, _OFFSET_STEP, dtype=np.float64)
-            gy = np.arange(-_OFFSET_STEP, h + 2 * _OFFSET_STEP, _OFFSET_STEP, dtype=np.float64)
-            u, v = np.meshgrid(gx, gy)
-            pts = np.c_[u.ravel(), v.ravel()]
+            gx, gy, pts = _grid_points(self.image_size, 1)
             grid = np.full(pts.shape, np.nan)
             with np.errstate(all="ignore"):
                 mm = self.camera.plane_points(pts, self.r_mm)
@@ -436,6 +431,18 @@ def _ring_kernel(r: float) -> np.ndarray:
     ring_k = ring.astype(np.float32) / float(max(ring.sum(), 1))
     ring_k.setflags(write=False)
     return ring_k
+
+
+def _grid_points(size: tuple[int, int], beyond: int
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Points every ``_OFFSET_STEP`` px over an image of ``size`` (w, h), from ``beyond`` steps
+    before its first pixel to at least ``beyond`` steps past its last: the columns' x (X,),
+    the rows' y (Y,) and the points (Y * X, 2) row by row."""
+    w, h = size
+    gx = np.arange(-beyond * _OFFSET_STEP, w + (1 + beyond) * _OFFSET_STEP, _OFFSET_STEP)
+    gy = np.arange(-beyond * _OFFSET_STEP, h + (1 + beyond) * _OFFSET_STEP, _OFFSET_STEP)
+    u, v = np.meshgrid(gx, gy)
+    return gx, gy, np.c_[u.ravel(), v.ravel()]
 
 
 def _silhouette_offsets(cam: Camera, centres_mm: np.ndarray, r_mm: float, n: int = 48
