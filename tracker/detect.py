@@ -278,6 +278,15 @@ _ROUND = 0.08
 _OUTLINE_MADS = 2.5
 # steps along each ray of the outline search, a fortieth of a radius apart from 0.6 to 1.4 radii
 _STEPS = 33
+# a ball whose body colour is this close to grey (OpenCV Lab a*, b* distance from neutral) is
+# white or black: lightness, not colour, sets it off the cloth (white and black 1-4, the
+# least coloured of the others, the pink, 38)
+_ACHROMATIC = 15.0
+# the least change of lightness (grey levels over two steps of the outline search) taken for
+# a ball's edge
+_EDGE_STEP = 8.0
+# a ball that moved less than this share of its radius since the last frame is still
+_STILL = 0.25
 # a lone ball seen within this angle (degrees) of straight down shows its own outline all
 # round (the shadow under it stays hidden below it); its centre is then the mean of the
 # centroid and the outline's circle, whose errors in compressed footage are half independent
@@ -1421,7 +1430,28 @@ class BallDetector:
         fit = (fit - half).astype(np.float32)
         both = lone[idx][:, None]
         c[idx] = np.where(held[:, None], np.where(both, 0.5 * (c[idx] + fit), fit), c[idx])
+        # a lone white or black ball stands off the cloth in lightness, which the codec keeps
+        # at full resolution where it halves the colour's: its lightness edge places it (a
+        # coloured ball's shaded rim takes that edge inwards), unless it moves (blurred along
+        # its path, its edge is not round)
+        grey = np.flatnonzero(lone & self._still(c + base, r_exp)
+                              & (np.hypot(lab[:, 1] - 128, lab[:, 2] - 128) < _ACHROMATIC))
+        if len(grey):
+            light = win[grey].astype(np.float32) @ np.float32([0.114, 0.587, 0.299])
+            edge, sharp = _edge_centres(light, c[grey] + half, r_exp[grey])
+            c[grey] = np.where(sharp[:, None], (edge - half).astype(np.float32), c[grey])
         return c.astype(np.float64) + base, cover, lab, ok
+
+    def _still(self, xy_px: np.ndarray, r: np.ndarray) -> np.ndarray:
+        """(N,) bool: a ball of the last answer was within ``_STILL`` radii ``r`` (N,) of each
+        of ``xy_px`` (N, 2) (all True before the first answer)."""
+        last = self._last
+        if last is None:
+            return np.ones(len(xy_px), bool)
+        if not len(last):
+            return np.zeros(len(xy_px), bool)
+        d = np.hypot(*(xy_px[:, None] - last.xy_px[None]).transpose(2, 0, 1)).min(1)
+        return d < _STILL * r
 
     def _by_highlights(self, frame: np.ndarray, sil: np.ndarray, r_exp: np.ndarray,
                        lab: np.ndarray, mine: np.ndarray) -> np.ndarray | None:
@@ -1544,31 +1574,37 @@ def _ray_directions(rays: int) -> np.ndarray:
     return u
 
 
-def _outline_centres(alpha: np.ndarray, c: np.ndarray, r: np.ndarray, rays: int = 90
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """For each of K balls, the centre (2,) of the circle through the points where its soft
-    silhouette ``alpha`` (K, S, S) first falls below a half walking out from ``c`` (K, 2)
-    (window px) along each of ``rays`` directions, between 0.6 and 1.4 radii ``r``
-    (K,) (rays into a touching neighbour find none). Points far off the first circle
-    (``_OUTLINE_MADS``) are left out of a second. Returns the centres (K, 2) and whether each
-    holds (K,) bool: not when under a quarter of the rays find a point, or the circle is not
-    round (its points within ``_ROUND`` ``r`` of it), not about the ball's size (within a fifth
-    of ``r``) or place (within 0.15 ``r`` of ``c``: the gaps move a centroid by less)."""
-    if not len(c):
-        return np.zeros((0, 2)), np.zeros(0, bool)
-    n, size = len(c), alpha.shape[1]
+def _ray_profiles(image: np.ndarray, c: np.ndarray, r: np.ndarray, rays: int
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each of K windows ``image`` (K, S, S) float32 read along ``rays`` directions out from
+    ``c`` (K, 2) (window px), from 0.6 to 1.4 radii ``r`` (K,) in ``_STEPS`` steps (nothing
+    off its window): (profiles (K, rays, steps), the steps' radii (K, steps), the directions
+    (rays, 2)). All windows go through one remap, stacked with a row of nothing between."""
+    n, size = len(c), image.shape[1]
     u = _ray_directions(rays)
     s = np.linspace(0.6 * r, 1.4 * r, _STEPS, dtype=np.float32, axis=1)  # (K, steps)
     mx = (c[:, 0, None, None] + u[None, :, 0:1] * s[:, None]).astype(np.float32)
     my = (c[:, 1, None, None] + u[None, :, 1:2] * s[:, None]).astype(np.float32)
-    # the windows stacked one under another, a row of nothing between each
     tall = np.zeros((n, size + 1, size), np.float32)
-    tall[:, :size] = alpha
+    tall[:, :size] = image
     my = np.where((my >= -0.5) & (my <= size - 0.5), my, -1.0)  # off its window: nothing
     my += (np.arange(n, dtype=np.float32) * (size + 1))[:, None, None]
     prof = cv2.remap(tall.reshape(-1, size), mx.reshape(-1, _STEPS), my.reshape(-1, _STEPS),
                      cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0.0
                      ).reshape(n, rays, _STEPS)
+    return prof, s, u
+
+
+def _outline_centres(alpha: np.ndarray, c: np.ndarray, r: np.ndarray, rays: int = 90
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """For each of K balls, the centre (2,) of the circle through the points where its soft
+    silhouette ``alpha`` (K, S, S) first falls below a half walking out from ``c`` (K, 2)
+    (window px) along each of ``rays`` directions, between 0.6 and 1.4 radii ``r``
+    (K,) (rays into a touching neighbour find none). Returns the centres (K, 2) and whether
+    each holds (K,) bool, as ``_round_outline`` judges them."""
+    if not len(c):
+        return np.zeros((0, 2)), np.zeros(0, bool)
+    prof, s, u = _ray_profiles(alpha, c, r, rays)
     fall = (prof[..., :-1] >= 0.5) & (prof[..., 1:] < 0.5)
     has = fall.any(2)
     k = np.argmax(fall, axis=2)[..., None]
@@ -1576,6 +1612,36 @@ def _outline_centres(alpha: np.ndarray, c: np.ndarray, r: np.ndarray, rays: int 
                   np.take_along_axis(prof, k + 1, 2)[..., 0])
     frac = (at - 0.5) / np.maximum(at - beyond, 1e-6)
     rho = np.take_along_axis(s, k[..., 0], 1) + frac * (s[:, 1] - s[:, 0])[:, None]
+    return _round_outline(c, r, u, rho, has)
+
+
+def _edge_centres(grey: np.ndarray, c: np.ndarray, r: np.ndarray, rays: int = 90
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """As ``_outline_centres``, through the points where the lightness ``grey`` (K, S, S)
+    changes fastest along each ray (by at least ``_EDGE_STEP`` grey levels over two steps)."""
+    if not len(c):
+        return np.zeros((0, 2)), np.zeros(0, bool)
+    prof, s, u = _ray_profiles(grey, c, r, rays)
+    slope = np.abs(prof[..., 2:] - prof[..., :-2])  # at steps 1 .. steps - 2
+    k = np.argmax(slope, axis=2)
+    has = (k > 0) & (k < slope.shape[2] - 1) & (slope.max(2) >= _EDGE_STEP)
+    k = k.clip(1, slope.shape[2] - 2)[..., None]
+    a, b, e = (np.take_along_axis(slope, k + d, 2)[..., 0] for d in (-1, 0, 1))
+    den = a - 2 * b + e
+    frac = np.where(den < 0, 0.5 * (a - e) / np.where(den < 0, den, -1.0), 0.0).clip(-0.5, 0.5)
+    rho = np.take_along_axis(s, k[..., 0] + 1, 1) + frac * (s[:, 1] - s[:, 0])[:, None]
+    return _round_outline(c, r, u, rho, has)
+
+
+def _round_outline(c: np.ndarray, r: np.ndarray, u: np.ndarray, rho: np.ndarray,
+                   has: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The circles through the outline points ``c + rho * u`` ((K, 2), (K, rays), (rays, 2))
+    that ``has`` (K, rays): points far off the first circle (``_OUTLINE_MADS``) are left out
+    of a second. Returns their centres (K, 2) and whether each holds (K,) bool: not when under
+    a quarter of the rays find a point, or the circle is not round (its points within
+    ``_ROUND`` ``r`` of it), not about the ball's size (within a fifth of ``r``) or place
+    (within 0.15 ``r`` of ``c``: the gaps move a centroid by less)."""
+    rays = len(u)
     ends = (c[:, None] + u[None] * rho[..., None]).astype(np.float64)  # (K, rays, 2)
     enough = has.sum(1) >= rays // 4
     centre, radius = _circles(ends, has & enough[:, None])
