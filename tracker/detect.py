@@ -1311,9 +1311,11 @@ class BallDetector:
         return bool(_skin_coloured(body[None], self._cloth.lab())[0])
 
     def _refine(self, frame: np.ndarray, cands: np.ndarray, r_exp: np.ndarray, prep: _Frame):
-        """Centroids of the soft not-cloth score in full-resolution windows.
+        """Silhouette centres in full-resolution windows: the centroid of the soft not-cloth
+        score, beside or instead of the circle through its outline for a ball near another or
+        alone, and the circle through its lightness edge for a lone white or black ball.
 
-        Returns silhouette centroids (N, 2), cover (N,) (share of the expected disc that is not
+        Returns silhouette centres (N, 2), cover (N,) (share of the expected disc that is not
         cloth), body colour (N, 3) Lab and a keep mask (N,)."""
         h, w = frame.shape[:2]
         n = len(cands)
