@@ -1426,17 +1426,18 @@ class BallDetector:
         gap = dmat.min(1) / r_exp if n > 1 else np.full(n, np.inf)
         near = (gap >= 1.6) & (gap < 2.6)
         # ... and a lone ball seen from above by both (``_STEEP_DEG``)
-        lone = (gap >= 2.6) & self.geometry.steep(c + base)
+        steep = self.geometry.steep(c + base)
+        lone = (gap >= 2.6) & steep
         idx = np.flatnonzero(near | lone)
         fit, held = _outline_centres(alpha[idx], c[idx] + half, r_exp[idx])
         fit = (fit - half).astype(np.float32)
         both = lone[idx][:, None]
         c[idx] = np.where(held[:, None], np.where(both, 0.5 * (c[idx] + fit), fit), c[idx])
-        # a lone white or black ball stands off the cloth in lightness, which the codec keeps
-        # at full resolution where it halves the colour's: its lightness edge places it (a
-        # coloured ball's shaded rim takes that edge inwards), unless it moves (blurred along
-        # its path, its edge is not round)
-        grey = np.flatnonzero(lone & self._still(c + base, r_exp)
+        # a white or black ball seen from above, alone or beside another, stands off the cloth
+        # and its neighbours in lightness, which the codec keeps at full resolution where it
+        # halves the colour's: its lightness edge places it (a coloured ball's shaded rim takes
+        # that edge inwards), unless it moves (blurred along its path, its edge is not round)
+        grey = np.flatnonzero((gap >= 1.6) & steep & self._still(c + base, r_exp)
                               & (np.hypot(lab[:, 1] - 128, lab[:, 2] - 128) < _ACHROMATIC))
         if len(grey):
             light = win[grey].astype(np.float32) @ np.float32([0.114, 0.587, 0.299])
