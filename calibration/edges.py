@@ -24,7 +24,7 @@ def profiles(image: np.ndarray, points_px: np.ndarray, normals: np.ndarray,
     return out
 
 
-def _subpixel(values: np.ndarray, idx: np.ndarray) -> np.ndarray:
+def subpixel_peak(values: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """Parabolic peak refinement around ``idx`` in each row of ``values``: fractional index."""
     n = values.shape[1]
     i = np.clip(idx, 1, n - 2)
@@ -49,7 +49,7 @@ def find_ridges(gray: np.ndarray, points_px: np.ndarray, normals: np.ndarray,
     ridge[~np.isfinite(ridge)] = -np.inf
     idx = np.argmax(ridge, axis=1)
     strength = ridge[np.arange(len(ridge)), idx]
-    pos = _subpixel(np.where(np.isfinite(ridge), ridge, -1e3), idx)
+    pos = subpixel_peak(np.where(np.isfinite(ridge), ridge, -1e3), idx)
     return np.interp(pos, np.arange(len(off)), off), strength
 
 
@@ -111,7 +111,7 @@ def find_first_edges(gray: np.ndarray, cloth: np.ndarray, points_px: np.ndarray,
     idx_outer = n - 1 - np.argmax(outer[:, ::-1], axis=1)
     idx = np.where(has_outer & has, idx_outer, idx)
     strength = np.where(has, deriv[rows, idx], 0.0)
-    pos = _subpixel(deriv, idx)
+    pos = subpixel_peak(deriv, idx)
     offset = np.interp(pos, np.arange(n), off)
     if fine is not None and snap_px > 0:
         pts = np.asarray(points_px, float) + offset[:, None] * np.asarray(normals, float)

@@ -37,6 +37,7 @@ import numpy as np
 
 from calibration.calibrate import Calibration
 from calibration.camera import Camera, apply_homography, polygon_moments
+from calibration.edges import subpixel_peak
 from calibration.specs import BALL_CLASSES, SNOOKER, SnookerTableSpec
 
 # Quantisation of the lookup table: 6 bits a channel (262144 entries).
@@ -1626,13 +1627,12 @@ def _edge_centres(grey: np.ndarray, c: np.ndarray, r: np.ndarray, rays: int = 90
         return np.zeros((0, 2)), np.zeros(0, bool)
     prof, s, u = _ray_profiles(grey, c, r, rays)
     slope = np.abs(prof[..., 2:] - prof[..., :-2])  # at steps 1 .. steps - 2
+    m = slope.shape[2]
     k = np.argmax(slope, axis=2)
-    has = (k > 0) & (k < slope.shape[2] - 1) & (slope.max(2) >= _EDGE_STEP)
-    k = k.clip(1, slope.shape[2] - 2)[..., None]
-    a, b, e = (np.take_along_axis(slope, k + d, 2)[..., 0] for d in (-1, 0, 1))
-    den = a - 2 * b + e
-    frac = np.where(den < 0, 0.5 * (a - e) / np.where(den < 0, den, -1.0), 0.0).clip(-0.5, 0.5)
-    rho = np.take_along_axis(s, k[..., 0] + 1, 1) + frac * (s[:, 1] - s[:, 0])[:, None]
+    has = (k > 0) & (k < m - 1) & (slope.max(2) >= _EDGE_STEP)
+    # the peak's step, in steps from the first (the slopes start a step out)
+    at = subpixel_peak(slope.reshape(-1, m), k.ravel()).reshape(k.shape) + 1
+    rho = s[:, :1] + at * (s[:, 1] - s[:, 0])[:, None]
     return _round_outline(c, r, u, rho, has)
 
 
