@@ -553,6 +553,23 @@ def _looked_at(part: _Pieces, meets: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return look, sel
 
 
+def _cut(comp: np.ndarray, sel: np.ndarray, window: tuple[int, int, int, int],
+         size: tuple[int, int]) -> bool:
+    """Whether a blob of ``comp`` (labels of the ``window``) that ``sel`` picks meets an edge
+    of the window inside the picture of ``size`` (w, h)."""
+    x0, y0, x1, y1 = window
+    hh, ww = comp.shape
+    edges = ([comp[0]] if y0 > 0 else []) + ([comp[:, 0]] if x0 > 0 else []) + (
+        [comp[hh - 1]] if y1 < size[1] else []) + ([comp[:, ww - 1]] if x1 < size[0] else [])
+    return bool(edges) and bool(sel[np.concatenate(edges)].any())
+
+
+def _grid_sum(image: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """(K,) float32 B + G + R of ``image`` (h, w, 3) at the flat indices ``at`` of its every
+    8th pixel each way."""
+    return image[::8, ::8].reshape(-1, 3)[at].sum(axis=1, dtype=np.float32)
+
+
 def _first_block(part: _Pieces, i: int) -> tuple[int, int]:
     """The (row, column) of the first 2 x 2 block of the window's pixels that blob ``i`` of
     ``part`` meets (the order connected-component labelling numbers blobs in)."""
@@ -623,7 +640,10 @@ class BallDetector:
         # the last answer and the work image each part of it was found in
         self._last: Detections | None = None
         self._seen: np.ndarray | None = None
-        self._seen_mean: tuple[float, float, float] | None = None  # of ``_seen`` on the table
+        self._seen_sum: np.ndarray | None = None  # B + G + R of ``_seen`` on a coarse grid
+        # the largest change of the picture's brightness (a fraction) since the whole table
+        # was last looked at: the lamps' flicker
+        self._swing = 0.0
 
     @property
     def cloth(self) -> ClothModel | None:
@@ -638,7 +658,8 @@ class BallDetector:
         self._glint_at = None
         self._last = None
         self._seen = None
-        self._seen_mean = None
+        self._seen_sum = None
+        self._swing = 0.0
 
     # -- precomputation -------------------------------------------------------------------------
     def _prepare(self, w: int, h: int) -> _Frame:
@@ -791,9 +812,10 @@ class BallDetector:
             window, region = (0, 0, small.shape[1], small.shape[0]), None
             found = self._look(frame, small, prep, window, region)
         new, kept, claimed = found
-        self._seen_mean = None
+        self._seen_sum = None
         if kept is None:
             self._seen = small.copy()
+            self._swing = 0.0
             result = new
         else:
             wx0, wy0, wx1, wy1 = window
@@ -809,26 +831,43 @@ class BallDetector:
         """(h, w) uint8 255 around the work-image pixels on the table that changed since they
         were last looked at, or None when nothing did. A change is the largest of the B, G, R
         differences averaged over 3 x 3 pixels (sensor and codec noise is not)."""
-        # the lamps' flicker and dimming change the whole picture alike
-        m = prep.mask[::4, ::4]
-        if self._seen_mean is None:
-            self._seen_mean = cv2.mean(self._seen[::4, ::4], m)[:3]
-        now, then = cv2.mean(small[::4, ::4], m)[:3], self._seen_mean
-        gain = sum(now) / max(sum(then), 1.0)
-        seen = self._seen if abs(gain - 1) < 0.01 else cv2.convertScaleAbs(self._seen, alpha=gain)
-        # the largest of each pixel's B, G, R differences: along each row of B, G, R, the
-        # largest of every three in a row, read at the G's
-        diff = cv2.absdiff(small, seen).reshape(small.shape[0], -1)
-        most = cv2.dilate(diff, _ACROSS_BGR, borderType=cv2.BORDER_CONSTANT, borderValue=0)
-        most = cv2.blur(np.ascontiguousarray(most[:, 1::3]), (3, 3))
+        # the lamps' flicker and dimming change the whole picture alike: by the median of the
+        # changes over the table (a player leaning over it darkens only part of it)
+        g = prep.grid
+        if "coarse" not in g:
+            g["coarse"] = np.flatnonzero(prep.mask[::8, ::8].ravel())
+        if self._seen_sum is None:
+            self._seen_sum = _grid_sum(self._seen, g["coarse"])
+        then = self._seen_sum
+        lit = then > 60
+        gain = (float(np.median(_grid_sum(small, g["coarse"])[lit] / then[lit])) if lit.any()
+                else 1.0)
+        flicker = abs(gain - 1) >= 0.01
+        seen = cv2.convertScaleAbs(self._seen, alpha=gain) if flicker else self._seen
+        most = self._most(cv2.absdiff(small, seen))
+        if flicker:
+            self._swing = max(self._swing, abs(gain - 1))
+        if self._swing:
+            # the codec carries a change of the lamps' brightness to some parts of the picture
+            # and not to others (a ball may keep its brightness where the cloth around it
+            # follows the lamps): a change that the lamps' swing could make is none
+            most = cv2.addWeighted(most, 1.0, self._most(seen), -self._swing, 0.0)
         changed = cv2.compare(most, self.config.change_level, cv2.CMP_GE)
         changed = cv2.bitwise_and(changed, prep.mask)
         if not cv2.countNonZero(changed):
             return None
-        g = prep.grid
         if "typical_r" not in g:
             g["typical_r"] = float(np.median(prep.radius[prep.mask > 0])) / g["factor"]
         return cv2.dilate(changed, np.ones((5, 5), np.uint8))
+
+    @staticmethod
+    def _most(image: np.ndarray) -> np.ndarray:
+        """(h, w) uint8 the largest of each pixel's B, G, R in ``image`` (h, w, 3), averaged
+        over 3 x 3 pixels: along each row of B, G, R, the largest of every three in a row, read
+        at the G's."""
+        rows = image.reshape(image.shape[0], -1)
+        most = cv2.dilate(rows, _ACROSS_BGR, borderType=cv2.BORDER_CONSTANT, borderValue=0)
+        return cv2.blur(np.ascontiguousarray(most[:, 1::3]), (3, 3))
 
     @staticmethod
     def _window(region: np.ndarray, prep: _Frame) -> tuple[int, int, int, int]:
@@ -1053,12 +1092,23 @@ class BallDetector:
         look, sel = _looked_at(part, region[wy0:wy1, wx0:wx1] > 0)
         # the whole blobs of what is looked at must lie inside the window
         comp, sel = (part.labels, look) if sel is None else (part.whole, sel)
-        hh, ww = comp.shape
-        edges = ([comp[0]] if wy0 > 0 else []) + ([comp[:, 0]] if wx0 > 0 else []) + (
-            [comp[hh - 1]] if wy1 < full_h else []) + ([comp[:, ww - 1]] if wx1 < full_w
-                                                       else [])
-        if edges and sel[np.concatenate(edges)].any():
+        if _cut(comp, sel, window, (full_w, full_h)):
             return None
+        if part.whole is None and look.any():
+            # nor may a piece that would pass for a lone ball be one cut off something that the
+            # window cuts (the hand at the end of an arm)
+            idx = np.flatnonzero(look)
+            r = self._blob_radii(part, idx, prep) * self.radius_scale
+            area, bw, bh = (part.stats[idx, k] for k in (cv2.CC_STAT_AREA, cv2.CC_STAT_WIDTH,
+                                                          cv2.CC_STAT_HEIGHT))
+            lone = idx[(area <= 1.15 * np.pi * r * r) & (np.maximum(bw, bh) <= 2.3 * r)]
+            if len(lone):
+                whole = self._pieces(small, prep, window, window, always_whole=True)
+                held = np.zeros(part.n, bool)
+                held[lone] = True
+                if _cut(whole.whole, _looked_at(whole, held[part.labels])[1], window,
+                        (full_w, full_h)):
+                    return None
         idx = np.flatnonzero(look)
         return [(part, int(i), r) for i, r in zip(idx, self._blob_radii(part, idx, prep))]
 
