@@ -47,6 +47,8 @@ PRIOR_SPREAD = float(np.log(FOCAL_PRIOR))
 # (log) either side of the fit, each residual counted to at most this many px.
 TABLE_STEP = 0.01
 TABLE_CLIP_PX = 3.0
+# Scatter (px) of an edge on the cloth taken at least (the scatter at the fit is its estimate).
+TABLE_NOISE_PX = 0.1
 # Share of the balls (the worst fitting) left out of the misfit: one on a line, one beside a
 # shadow.
 TRIM = 0.2
@@ -297,7 +299,7 @@ def table_verdict(model: CameraModel, obs: Observations, step: float = TABLE_STE
     if curve <= 0:
         return None
     slope = (cost[2] - cost[0]) / (2 * step)
-    noise = cost[1] / max(len(r) - 1, 1)
+    noise = max(cost[1] / max(len(r) - 1, 1), TABLE_NOISE_PX**2)
     return float(-slope / (2 * curve)), float(np.sqrt(noise / curve))
 
 
