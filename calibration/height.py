@@ -26,6 +26,7 @@ from calibration.model import (
     Observations,
     pose_from_homography,
     residuals,
+    undistort,
 )
 from calibration.specs import SnookerTableSpec
 
@@ -42,6 +43,12 @@ SYSTEMATIC = 0.15
 # Spread (log) of the lens prior the fit leans to where the table leaves the focal length free
 # (``calibration.model.FOCAL_PRIOR``).
 PRIOR_SPREAD = float(np.log(FOCAL_PRIOR))
+# The table's own verdict on the scale: its misfit along the family, from members this far
+# (log) either side of the fit, each residual counted to at most this many px.
+TABLE_STEP = 0.01
+TABLE_CLIP_PX = 3.0
+# Scatter (px) of an edge on the cloth taken at least (the scatter at the fit is its estimate).
+TABLE_NOISE_PX = 0.1
 # Share of the balls (the worst fitting) left out of the misfit: one on a line, one beside a
 # shadow.
 TRIM = 0.2
@@ -163,15 +170,39 @@ def shape_misfit(camera: Camera, shapes: BallShapes, table: SnookerTableSpec) ->
 def along_family(model: CameraModel, s: float) -> CameraModel:
     """The camera of the family that sees the table plane as ``model`` does, with ``s`` times
     its focal length (and about ``s`` times its height): the radial terms scaled by s^2 and
-    s^4, the pose from the same plane picture."""
+    s^4, the pose from the same plane picture. Looking straight down the picture is the same
+    exactly; a camera tilted by some degrees has no member that sees the plane exactly alike
+    (the plane's image then shows the focal length a little), and the pose is the one whose
+    picture of the plane, over the whole frame, comes nearest (the homography's columns scaled
+    and turned into a rotation, as for straight down, stretch a 12 degree tilted camera's
+    picture along the table by 1e-4 per 1 % of ``s``)."""
     cam = model.camera()
     R = np.asarray(cam.R)
-    Hn = np.diag([1.0 / s, 1.0 / s, 1.0]) @ np.c_[R[:, 0], R[:, 1], cam.t]
+    P = np.c_[R[:, 0], R[:, 1], cam.t]
+    Hn = np.diag([1.0 / s, 1.0 / s, 1.0]) @ P
     rvec, tvec = pose_from_homography(Hn, np.eye(3))
     out = model.with_vector(model.vector())
     out.f = model.f * s
     out.k1 = model.k1 * s**2
     out.k2 = model.k2 * s**4
+    # the plane's picture over the frame: table points and their pinhole image in the new
+    # camera's normalised coordinates (``s`` times smaller than in ``model``'s)
+    w, h = model.image_size
+    gx, gy = np.meshgrid(np.linspace(0, w - 1, 9), np.linspace(0, h - 1, 7))
+    px = undistort(model.K, model.dist, np.c_[gx.ravel(), gy.ravel()])
+    norm = np.c_[(px - model.K[:2, 2]) / model.K[0, 0], np.ones(len(px))]
+    plane = norm @ np.linalg.inv(P).T
+    ahead = plane[:, 2] > 1e-12  # in front of the camera
+    if ahead.sum() >= 6:
+        obj = np.c_[plane[ahead, :2] / plane[ahead, 2:3], np.zeros(ahead.sum())]
+        f = out.f
+        img = norm[ahead, :2] / s * f
+        Kn = np.array([[f, 0.0, 0.0], [0.0, f, 0.0], [0.0, 0.0, 1.0]])
+        rv, tv = cv2.solvePnPRefineLM(
+            obj, img, Kn, None, np.asarray(rvec, float).reshape(3, 1).copy(),
+            np.asarray(tvec, float).reshape(3, 1).copy(),
+            (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 50, 1e-12))
+        rvec, tvec = rv.ravel(), tv.ravel()
     out.rvec, out.tvec = rvec, tvec
     return out
 
@@ -228,6 +259,50 @@ def spots_verdict(family: list[CameraModel], centre_px: np.ndarray, spots_mm: np
     return on, float(np.sqrt(scatter / curve))
 
 
+def _on_cloth(obs: Observations) -> Observations:
+    """The rows of ``obs`` on the cloth (height 0): the cushions' feet, the painted lines."""
+    out = Observations()
+    line = (obs.line_a[:, 2] == 0) & (obs.line_b[:, 2] == 0)
+    for name in ("line_px", "line_a", "line_b", "line_w", "line_normal"):
+        setattr(out, name, getattr(obs, name)[line])
+    out.line_group = [g for g, k in zip(obs.line_group, line) if k]
+    out.line_slide = [g for g, k in zip(obs.line_slide, line) if k]
+    arc = obs.arc_centre[:, 2] == 0
+    for name in ("arc_px", "arc_centre", "arc_radius", "arc_w"):
+        setattr(out, name, getattr(obs, name)[arc])
+    out.arc_group = [g for g, k in zip(obs.arc_group, arc) if k]
+    point = obs.point_mm[:, 2] == 0
+    for name in ("point_px", "point_mm", "point_w"):
+        setattr(out, name, getattr(obs, name)[point])
+    out.point_group = [g for g, k in zip(obs.point_group, point) if k]
+    return out
+
+
+def table_verdict(model: CameraModel, obs: Observations, step: float = TABLE_STEP
+                  ) -> tuple[float, float] | None:
+    """What the cloth's own picture says of the scale along ``model``'s family: the log scale
+    where the misfit of the observations on the cloth (their weighted residuals, each counted
+    to at most ``TABLE_CLIP_PX``) is least, from a parabola through ``model`` and the members
+    ``step`` (log) either side, and its spread, from the residuals' scatter at ``model`` over
+    the parabola's curvature; or None when the misfit does not curve up. Looking straight
+    down, every member sees the cloth alike (no verdict); a camera tilted by some degrees shows
+    its focal length in the cloth's perspective (by 12 degrees, a spread of about 0.002)."""
+    cloth = _on_cloth(obs)
+    if cloth.count < 10:
+        return None
+    cost = []
+    for s in (-step, 0.0, step):
+        m = along_family(model, float(np.exp(s))) if s else model
+        r = residuals(m, cloth, weighted=True)
+        cost.append(float(np.sum(np.minimum(r**2, TABLE_CLIP_PX**2))))
+    curve = (cost[0] + cost[2] - 2 * cost[1]) / (2 * step**2)
+    if curve <= 0:
+        return None
+    slope = (cost[2] - cost[0]) / (2 * step)
+    noise = max(cost[1] / max(len(r) - 1, 1), TABLE_NOISE_PX**2)
+    return float(-slope / (2 * curve)), float(np.sqrt(noise / curve))
+
+
 def _least(cost: np.ndarray) -> tuple[int, float, float, float] | None:
     """Where ``cost`` over ``log(SCALES)`` is least: (index, log scale, curvature, slope) of the
     parabola through it and its neighbours (the points within three times the least), or None
@@ -253,14 +328,17 @@ def height_from_balls(image_bgr: np.ndarray, cloth_lab: np.ndarray, model: Camer
     shapes, from how sharply their misfit rises either side of its least (and
     ``SYSTEMATIC``); the balls standing on the colours' spots, whose centres are right above
     them (to their own scatter, :func:`spots_verdict`), by how far the family moves the centres
-    off the spots;
-    the prior by ``PRIOR_SPREAD``. Also what was found: the ``balls`` measured, the scale of
-    the focal length their shapes alone give (``balls_scale``, with its ``balls_spread`` in
-    log), the balls on spots (``spotted``) and the scale they alone give (``spots_scale``,
-    ``spots_spread``), the ``scale`` applied and whether the model was moved (``used``)."""
+    off the spots; the cloth's own picture where the family does not see it alike (a tilted
+    camera, :func:`table_verdict`); the prior by ``PRIOR_SPREAD``. Also what was found: the
+    ``balls`` measured, the scale of the focal length their shapes alone give
+    (``balls_scale``, with its ``balls_spread`` in log), the balls on spots (``spotted``) and
+    the scale they alone give (``spots_scale``, ``spots_spread``), the cloth's
+    (``table_scale``, ``table_spread``), the ``scale`` applied and whether the model was moved
+    (``used``)."""
     shapes = ball_shapes(image_bgr, cloth_lab, model.camera(), table)
     info = {"balls": len(shapes), "balls_scale": None, "balls_spread": None, "spotted": 0,
-            "spots_scale": None, "spots_spread": None, "scale": 1.0, "used": False}
+            "spots_scale": None, "spots_spread": None, "table_scale": None, "table_spread": None,
+            "scale": 1.0, "used": False}
     if model.f_prior is None:
         return model, info
     family = [along_family(model, float(s)) for s in SCALES]
@@ -284,6 +362,13 @@ def height_from_balls(image_bgr: np.ndarray, cloth_lab: np.ndarray, model: Camer
         info.update(spots_scale=round(float(np.exp(on[0])), 3), spots_spread=round(on[1], 3))
     if not verdicts:
         return model, info
+    # the table's own picture: weak looking straight down, firm for a camera tilted by some
+    # degrees (the balls' and the spots' verdicts, through a family only near one, would
+    # otherwise move such a camera's focal length off the one its table shows)
+    own = table_verdict(model, obs)
+    if own is not None:
+        verdicts.append(own)
+        info.update(table_scale=round(float(np.exp(own[0])), 3), table_spread=round(own[1], 4))
     verdicts.append((float(np.log(model.f_prior / model.f)), PRIOR_SPREAD))
     w = np.array([v[1] ** -2 for v in verdicts])
     s = float(np.exp(np.sum(w * [v[0] for v in verdicts]) / w.sum()))

@@ -261,13 +261,14 @@ OFFSET_PRIOR_MM = 3.0
 
 
 def fit(model: CameraModel, obs: Observations, scale_px: float = 1.5,
-        bend_px: float = 2.0, shift_frac: float = 0.05,
+        bend_px: float | None = 2.0, shift_frac: float = 0.05,
         max_nfev: int = 60) -> CameraModel:
     """Robust least squares (soft L1 beyond ``scale_px``) over the model's free parameters.
 
     Radial distortion is held back by a prior: the shift each term makes at the image corner
     counts as one residual of that many px over ``bend_px``, weighted as a tenth of the
-    observations, so it only grows where the lines' bending demands it. A free principal point
+    observations, so it only grows where the lines' bending demands it (``bend_px`` None: no
+    such prior, the lines alone say how much the lens bends). A free principal point
     is held likewise within about ``shift_frac`` of the image width of the centre.
 
     A camera looking straight down sees the table the same through a whole family of cameras
@@ -284,7 +285,7 @@ def fit(model: CameraModel, obs: Observations, scale_px: float = 1.5,
     def fun(v):
         m = model.with_vector(v)
         r = residuals(m, obs)
-        if free_k1:
+        if free_k1 and bend_px:
             rc = half_diag / m.f
             r = np.r_[r, weight * m.k1 * rc**3 * m.f / bend_px * scale_px]
             if m.fit_k2:
