@@ -808,8 +808,10 @@ class BallDetector:
                 return self._last
             window = self._window(region, prep)
         found = self._look(frame, small, prep, window, region)
-        if found is None:  # something changed reaches out of the window: the whole table
-            window, region = (0, 0, small.shape[1], small.shape[0]), None
+        if found is None:
+            # something changed reaches out of the window (an arm from beyond the table): what
+            # changed, looked at in the whole picture, which cuts nothing
+            window = (0, 0, small.shape[1], small.shape[0])
             found = self._look(frame, small, prep, window, region)
         new, kept, claimed = found
         self._seen_sum = None

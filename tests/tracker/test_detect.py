@@ -496,6 +496,35 @@ def test_lamp_flicker_is_no_change_on_the_table():
     assert not false, f"the hand taken for a ball on frames {false}"
 
 
+def test_an_arm_cut_by_the_window_is_looked_at_without_the_whole_table(monkeypatch):
+    """The sample clip ``in_off``: the player's arm reaches in from the picture's edge and moves
+    over the table (frames 31-41) while the balls stand. What changed reaches out of the window
+    around it, and is then looked at in the whole picture, not the whole table again: no look
+    at every ball but the one each 30 frames (the cloth relearnt); every ball is still found."""
+    clip = Path(__file__).resolve().parents[2] / "sample_videos" / "in_off.mp4"
+    meta, balls = read_truth(clip)
+    cal = Calibration.from_camera(Camera.from_dict(meta["camera"]))
+    det = BallDetector(cal)
+    whole = []
+    look = BallDetector._look
+
+    def counted(self, frame, small, prep, window, region):
+        if region is None:
+            whole.append(k)
+        return look(self, frame, small, prep, window, region)
+
+    monkeypatch.setattr(BallDetector, "_look", counted)
+    for k, image in enumerate(read_frames(clip)):
+        if k > 41:
+            break
+        d = det.detect(image)
+        if k >= 31:
+            on = np.flatnonzero(balls.visible[k] >= 0.5)
+            near = np.hypot(*(d.xy_px[:, None] - balls.px[k, on][None]).transpose(2, 0, 1))
+            assert (near.min(0) < balls.r_px[k, on]).all(), f"frame {k}: a ball missed"
+    assert whole == [0, 30], whole
+
+
 def test_ball_size_is_measured_only_on_blobs_that_agree():
     """Lone round blobs whose clearly-not-cloth cores agree set the balls' apparent size (a
     calibration whose scale is off); three that disagree (a hand, the cue's tip beside a ball)
