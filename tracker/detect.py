@@ -565,9 +565,8 @@ def _cut(comp: np.ndarray, sel: np.ndarray, window: tuple[int, int, int, int],
 
 
 def _grid_sum(image: np.ndarray, at: np.ndarray) -> np.ndarray:
-    """(K,) float32 B + G + R of ``image`` (h, w, 3) at the flat indices ``at`` of its every
-    8th pixel each way."""
-    return image[::8, ::8].reshape(-1, 3)[at].sum(axis=1, dtype=np.float32)
+    """(K,) float32 B + G + R of ``image`` (h, w, 3) at its pixels of flat indices ``at``."""
+    return image.reshape(-1, 3)[at].sum(axis=1, dtype=np.float32)
 
 
 def _first_block(part: _Pieces, i: int) -> tuple[int, int]:
@@ -641,6 +640,7 @@ class BallDetector:
         self._last: Detections | None = None
         self._seen: np.ndarray | None = None
         self._seen_sum: np.ndarray | None = None  # B + G + R of ``_seen`` on a coarse grid
+        self._seen_most: np.ndarray | None = None  # ``_most`` of ``_seen``
         # the largest change of the picture's brightness (a fraction) since the whole table
         # was last looked at: the lamps' flicker
         self._swing = 0.0
@@ -658,7 +658,7 @@ class BallDetector:
         self._glint_at = None
         self._last = None
         self._seen = None
-        self._seen_sum = None
+        self._seen_sum = self._seen_most = None
         self._swing = 0.0
 
     # -- precomputation -------------------------------------------------------------------------
@@ -814,7 +814,7 @@ class BallDetector:
             window = (0, 0, small.shape[1], small.shape[0])
             found = self._look(frame, small, prep, window, region)
         new, kept, claimed = found
-        self._seen_sum = None
+        self._seen_sum = self._seen_most = None
         if kept is None:
             self._seen = small.copy()
             self._swing = 0.0
@@ -836,8 +836,9 @@ class BallDetector:
         # the lamps' flicker and dimming change the whole picture alike: by the median of the
         # changes over the table (a player leaning over it darkens only part of it)
         g = prep.grid
-        if "coarse" not in g:
-            g["coarse"] = np.flatnonzero(prep.mask[::8, ::8].ravel())
+        if "coarse" not in g:  # every 8th pixel each way on the table
+            ys, xs = np.nonzero(prep.mask[::8, ::8])
+            g["coarse"] = 8 * ys * prep.mask.shape[1] + 8 * xs
         if self._seen_sum is None:
             self._seen_sum = _grid_sum(self._seen, g["coarse"])
         then = self._seen_sum
@@ -853,7 +854,9 @@ class BallDetector:
             # the codec carries a change of the lamps' brightness to some parts of the picture
             # and not to others (a ball may keep its brightness where the cloth around it
             # follows the lamps): a change that the lamps' swing could make is none
-            most = cv2.addWeighted(most, 1.0, self._most(seen), -self._swing, 0.0)
+            if self._seen_most is None:
+                self._seen_most = self._most(self._seen)
+            most = cv2.addWeighted(most, 1.0, self._seen_most, -self._swing * gain, 0.0)
         changed = cv2.compare(most, self.config.change_level, cv2.CMP_GE)
         changed = cv2.bitwise_and(changed, prep.mask)
         if not cv2.countNonZero(changed):
