@@ -564,6 +564,12 @@ def _cut(comp: np.ndarray, sel: np.ndarray, window: tuple[int, int, int, int],
     return bool(edges) and bool(sel[np.concatenate(edges)].any())
 
 
+def _lone_shaped(area, width, height, r):
+    """Whether a blob of ``area`` px in a box ``width`` x ``height`` is taken for one ball of
+    radius ``r`` as it is (scalars or arrays alike)."""
+    return (area <= 1.15 * (np.pi * r * r)) & (np.maximum(width, height) <= 2.3 * r)
+
+
 def _grid_sum(image: np.ndarray, at: np.ndarray) -> np.ndarray:
     """(K,) float32 B + G + R of ``image`` (h, w, 3) at its pixels of flat indices ``at``."""
     return image.reshape(-1, 3)[at].sum(axis=1, dtype=np.float32)
@@ -1106,7 +1112,7 @@ class BallDetector:
             r = self._blob_radii(part, idx, prep) * self.radius_scale
             area, bw, bh = (part.stats[idx, k] for k in (cv2.CC_STAT_AREA, cv2.CC_STAT_WIDTH,
                                                           cv2.CC_STAT_HEIGHT))
-            lone = idx[(area <= 1.15 * np.pi * r * r) & (np.maximum(bw, bh) <= 2.3 * r)]
+            lone = idx[_lone_shaped(area, bw, bh, r)]
             if len(lone):
                 whole = self._pieces(small, prep, window, window, always_whole=True)
                 held = np.zeros(part.n, bool)
@@ -1143,7 +1149,7 @@ class BallDetector:
         blob = (labels[sl] == i)
         w_id = int(np.max(whole[sl][blob])) if whole is not None else 0
         intruding = whole is not None and bool(part.reaching[w_id])
-        if area <= 1.15 * disc_area and max(bw, bh) <= 2.3 * r and not intruding:
+        if _lone_shaped(area, bw, bh, r) and not intruding:
             cx, cy = _window_centroids(part, [i])
             return [(float(cx[0]), float(cy[0]))]
         # soft membership: a shadow joined to a ball (dark, cloth-coloured) counts less
