@@ -564,6 +564,36 @@ def _cut(comp: np.ndarray, sel: np.ndarray, window: tuple[int, int, int, int],
     return bool(edges) and bool(sel[np.concatenate(edges)].any())
 
 
+def _streak_centre(blob: np.ndarray, r: float, found: int) -> tuple[float, float] | None:
+    """The middle (x, y) of ``blob`` (bool, its box) when it is one ball's blur streak: a
+    straight band as wide as a ball all along (1.6 to 2.6 radii ``r``) and longer than two and
+    a half balls (5 radii), with round ends, filling that shape, in which fewer discs were
+    ``found`` than balls in a row would fill it with; else None. Balls in a row are found one
+    by one, a cue is narrower, a bigger blob wider. (A shorter streak is found as two or three
+    discs along it, which ``_dedupe`` makes one.)"""
+    ys, xs = np.nonzero(blob)
+    if len(xs) < 10:
+        return None
+    cx, cy = xs.mean(), ys.mean()
+    cov = np.cov(np.stack([xs - cx, ys - cy]))
+    evals, evecs = np.linalg.eigh(cov)
+    along = (xs - cx) * evecs[0, 1] + (ys - cy) * evecs[1, 1]
+    lo, hi = along.min(), along.max()
+    length = hi - lo + 1.0
+    if length < 5 * r or found >= int(length / (2 * r)):
+        return None
+    # the width (px per unit of length) between the two round ends
+    bins = np.floor(along - lo).astype(int)
+    width = np.bincount(bins, minlength=int(np.ceil(length)))
+    inner = width[int(np.ceil(r)):max(int(length - r), int(np.ceil(r)) + 1)]
+    if not len(inner) or inner.min() < 1.6 * r or inner.max() > 2.6 * r:
+        return None
+    band = 2 * r * (length - 2 * r) + np.pi * r * r  # the band with round ends
+    if len(xs) < 0.85 * band:
+        return None
+    return float(cx), float(cy)
+
+
 def _lone_shaped(area, width, height, r):
     """Whether a blob of ``area`` px in a box ``width`` x ``height`` is taken for one ball of
     radius ``r`` as it is (scalars or arrays alike)."""
@@ -901,7 +931,7 @@ class BallDetector:
         found = self._candidates(small, prep, window, region)
         if found is None:
             return None
-        centres_w, claimed = found
+        centres_w, claimed, streak = found
         kept = None if region is None else self._kept(prep, window, claimed)
         if not len(centres_w):
             return Detections.empty(with_mm=True), kept, claimed
@@ -913,13 +943,19 @@ class BallDetector:
             old = kept.xy_px
             d = np.hypot(*(old[:, None] - cands[None]).transpose(2, 0, 1)).min(1)
             cands = np.concatenate([cands, old[d < 3 * kept.r_px]])
+        streak = np.r_[streak, np.zeros(len(cands) - n_new, bool)]
         r_exp = self._radius_at(cands, prep)
-        sil, cover, lab, ok = self._refine(frame, cands, r_exp, prep)
-        placed = self._by_highlights(frame, sil, r_exp, lab, ok & (np.arange(len(ok)) < n_new))
+        sil, cover, lab, ok = self._refine(frame, cands, r_exp, prep, streak)
+        placed = self._by_highlights(frame, sil, r_exp, lab,
+                                     ok & (np.arange(len(ok)) < n_new) & ~streak)
         if placed is not None:  # the balls of a cluster placed by their highlights
-            cands, n_new = np.concatenate([placed, cands[n_new:]]), len(placed)
+            blurred = cands[:n_new][streak[:n_new]]
+            cands = np.concatenate([placed, blurred, cands[n_new:]])
+            streak = np.r_[np.zeros(len(placed), bool), np.ones(len(blurred), bool),
+                           np.zeros(len(cands) - len(placed) - len(blurred), bool)]
+            n_new = len(placed) + len(blurred)
             r_exp = self._radius_at(cands, prep)
-            sil, cover, lab, ok = self._refine(frame, cands, r_exp, prep)
+            sil, cover, lab, ok = self._refine(frame, cands, r_exp, prep, streak)
         ok = ok & (np.arange(len(ok)) < n_new)
         sil, cover, lab, r_exp = sil[ok], cover[ok], lab[ok], r_exp[ok]
         if not len(sil):
@@ -959,7 +995,8 @@ class BallDetector:
     def _candidates(self, small: np.ndarray, prep: _Frame, window: tuple[int, int, int, int],
                     region: np.ndarray | None):
         """Ball candidates (K, 2) in work-image px in the work-image ``window`` (x0, y0, x1, y1)
-        of the work image ``small``, with the window's (h, w) bool of what was looked at. With
+        of the work image ``small``, with the window's (h, w) bool of what was looked at and
+        which candidates (K,) are the middle of a ball's blur streak. With
         a ``region`` (the work image's changed pixels) only the blobs meeting it are looked at,
         and None is returned when one of them is cut by the window's edge."""
         g = self._blob_setup(prep)
@@ -989,7 +1026,9 @@ class BallDetector:
         for part, i, r_blob in blobs:
             out.extend(self._blob_discs(part, i, float(r_blob) * self.radius_scale, prep,
                                         window, border))
-        return np.array(out, np.float64).reshape(-1, 2) + [wx0, wy0], claimed
+        streak = np.array([len(p) > 2 for p in out], bool)
+        centres = np.array([p[:2] for p in out], np.float64).reshape(-1, 2) + [wx0, wy0]
+        return centres, claimed, streak
 
     def _blob_setup(self, prep: _Frame) -> dict:
         """The per-image-size parts of the candidate search, made once (in ``prep.grid``)."""
@@ -1135,7 +1174,8 @@ class BallDetector:
                     window: tuple[int, int, int, int], border: np.ndarray
                     ) -> list[tuple[float, float]]:
         """The balls in blob ``i`` of ``part``, ``r`` their radius: (x, y) px of the work-image
-        ``window`` (whose part of the table area's outside is ``border``)."""
+        ``window`` (whose part of the table area's outside is ``border``), or (x, y, True) for
+        the middle of one ball's blur streak."""
         g = prep.grid
         stats, labels, whole = part.stats, part.labels, part.whole
         bx, by, bw, bh, area = (int(v) for v in stats[i])
@@ -1158,6 +1198,10 @@ class BallDetector:
         if intruding:
             soft = soft * g["room"][y0 + by:y0 + by + bh, x0 + bx:x0 + bx + bw]
         found = self._explain_blob(soft, bx + ox, by + oy, r, intruding, part.flat[sl])
+        if not intruding:
+            streak = _streak_centre(blob, r, len(found))
+            if streak is not None:  # one fast ball blurred along its path
+                return [(streak[0] + bx + ox, streak[1] + by + oy, True)]
         if intruding:
             wx, wy, ww, wh = (int(v) for v in part.wstats[w_id, :4])
             piece = (whole[wy:wy + wh, wx:wx + ww] == w_id).astype(np.float32)
@@ -1372,10 +1416,13 @@ class BallDetector:
         body = np.median(lab.reshape(-1, 3).astype(np.float64), axis=0)
         return bool(_skin_coloured(body[None], self._cloth.lab())[0])
 
-    def _refine(self, frame: np.ndarray, cands: np.ndarray, r_exp: np.ndarray, prep: _Frame):
+    def _refine(self, frame: np.ndarray, cands: np.ndarray, r_exp: np.ndarray, prep: _Frame,
+                streak: np.ndarray | None = None):
         """Silhouette centres in full-resolution windows: the centroid of the soft not-cloth
         score, beside or instead of the circle through its outline for a ball near another or
-        alone, and the circle through its lightness edge for a lone white or black ball.
+        alone, and the circle through its lightness edge for a lone white or black ball. The
+        middle of a ball's blur streak (``streak`` (N,) bool) fills its ring on either side
+        along its path: it is kept where it covers its disc.
 
         Returns silhouette centres (N, 2), cover (N,) (share of the expected disc that is not
         cloth), body colour (N, 3) Lab and a keep mask (N,)."""
@@ -1466,6 +1513,8 @@ class BallDetector:
         # ... unless it is on one side only: a ball against an arm or a body
         one_sided = occupied.sum(1) <= 4
         ok = (cover > 0.2) & ((spill < self.config.max_spill) | one_sided) & ~through
+        blurred = np.zeros(n, bool) if streak is None else streak
+        ok |= blurred & (cover > 0.2)
 
         # ... or the shadow under a ball, which a low camera sees beside it: the cloth's colour
         # darkened, and unlit (every ball, a black one too, shows the lamps' highlight within
@@ -1481,7 +1530,8 @@ class BallDetector:
             d_o = (gx - o[:, 0, None, None]) ** 2 + (gy - o[:, 1, None, None]) ** 2
             bright &= d_o > (r_exp[nbr[:, k]] ** 2)[:, None, None]
         lit = bright.any((1, 2))
-        ok &= ~crowded | ((solid >= 0.4) & (lit | ~_shadow_coloured(lab, self._cloth.lab())))
+        ok &= (~crowded | blurred
+               | ((solid >= 0.4) & (lit | ~_shadow_coloured(lab, self._cloth.lab()))))
         # balls whose windows overlap a neighbour's: the dark gaps and shadows between them
         # fill their windows unevenly, so their outline where it meets the cloth places them
         # (discs nearer than 1.6 radii are pieces of one blurred ball, not balls side by side)
