@@ -4,7 +4,7 @@ the same clip, measured in one run. Prints a table. Identity switches: a ball wh
 (matched to it frame by frame within 60 mm) is not the one it last had, as
 ``scripts/bench_track.py`` counts them; colour: the ball-frames whose track is of the ball's
 class (what the tracks and the events say, after the track's votes); share: pipeline fps over
-decode-only fps (the issue asks for at least 0.5).
+decode-only fps (the target: at least 0.5).
 
     python scripts/bench_e2e.py                  # every sample clip
     python scripts/bench_e2e.py in_off break_off # some
