@@ -261,21 +261,8 @@ def spots_verdict(family: list[CameraModel], centre_px: np.ndarray, spots_mm: np
 
 def _on_cloth(obs: Observations) -> Observations:
     """The rows of ``obs`` on the cloth (height 0): the cushions' feet, the painted lines."""
-    out = Observations()
-    line = (obs.line_a[:, 2] == 0) & (obs.line_b[:, 2] == 0)
-    for name in ("line_px", "line_a", "line_b", "line_w", "line_normal"):
-        setattr(out, name, getattr(obs, name)[line])
-    out.line_group = [g for g, k in zip(obs.line_group, line) if k]
-    out.line_slide = [g for g, k in zip(obs.line_slide, line) if k]
-    arc = obs.arc_centre[:, 2] == 0
-    for name in ("arc_px", "arc_centre", "arc_radius", "arc_w"):
-        setattr(out, name, getattr(obs, name)[arc])
-    out.arc_group = [g for g, k in zip(obs.arc_group, arc) if k]
-    point = obs.point_mm[:, 2] == 0
-    for name in ("point_px", "point_mm", "point_w"):
-        setattr(out, name, getattr(obs, name)[point])
-    out.point_group = [g for g, k in zip(obs.point_group, point) if k]
-    return out
+    return obs.rows((obs.line_a[:, 2] == 0) & (obs.line_b[:, 2] == 0),
+                    obs.arc_centre[:, 2] == 0, obs.point_mm[:, 2] == 0)
 
 
 def table_verdict(model: CameraModel, obs: Observations, step: float = TABLE_STEP

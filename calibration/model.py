@@ -71,14 +71,32 @@ class Observations:
         self.point_group.append(group)
         self.point_w = np.r_[self.point_w, float(weight)]
 
+    # the per-row arrays and lists, by kind of landmark
+    _ARRAYS = {"line": ("line_px", "line_a", "line_b", "line_w", "line_normal"),
+               "arc": ("arc_px", "arc_centre", "arc_radius", "arc_w"),
+               "point": ("point_px", "point_mm", "point_w")}
+    _LISTS = {"line": ("line_group", "line_slide"), "arc": ("arc_group",),
+              "point": ("point_group",)}
+
     def extend(self, other: Observations) -> Observations:
         """A new set holding the rows of both."""
         out = Observations()
-        for name in ("line_px", "line_a", "line_b", "line_w", "line_normal", "arc_px",
-                     "arc_centre", "arc_radius", "arc_w", "point_px", "point_mm", "point_w"):
-            setattr(out, name, np.r_[getattr(self, name), getattr(other, name)])
-        for name in ("line_group", "line_slide", "arc_group", "point_group"):
-            setattr(out, name, getattr(self, name) + getattr(other, name))
+        for names in self._ARRAYS.values():
+            for name in names:
+                setattr(out, name, np.r_[getattr(self, name), getattr(other, name)])
+        for names in self._LISTS.values():
+            for name in names:
+                setattr(out, name, getattr(self, name) + getattr(other, name))
+        return out
+
+    def rows(self, line: np.ndarray, arc: np.ndarray, point: np.ndarray) -> Observations:
+        """A new set holding the rows that the bool masks ``line``, ``arc``, ``point`` pick."""
+        out = Observations()
+        for kind, keep in (("line", line), ("arc", arc), ("point", point)):
+            for name in self._ARRAYS[kind]:
+                setattr(out, name, getattr(self, name)[keep])
+            for name in self._LISTS[kind]:
+                setattr(out, name, [v for v, k in zip(getattr(self, name), keep) if k])
         return out
 
     @property

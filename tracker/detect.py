@@ -571,12 +571,12 @@ def _streak_centre(blob: np.ndarray, r: float, found: int) -> tuple[float, float
     ``found`` than balls in a row would fill it with; else None. Balls in a row are found one
     by one, a cue is narrower, a bigger blob wider. (A shorter streak is found as two or three
     discs along it, which ``_dedupe`` makes one.)"""
-    ys, xs = np.nonzero(blob)
-    if len(xs) < 10:
+    cov = _blob_cov(blob)
+    if cov is None:
         return None
+    ys, xs = np.nonzero(blob)
     cx, cy = xs.mean(), ys.mean()
-    cov = np.cov(np.stack([xs - cx, ys - cy]))
-    evals, evecs = np.linalg.eigh(cov)
+    evecs = np.linalg.eigh(cov)[1]
     along = (xs - cx) * evecs[0, 1] + (ys - cy) * evecs[1, 1]
     lo, hi = along.min(), along.max()
     length = hi - lo + 1.0
@@ -1198,7 +1198,7 @@ class BallDetector:
         if intruding:
             soft = soft * g["room"][y0 + by:y0 + by + bh, x0 + bx:x0 + bx + bw]
         found = self._explain_blob(soft, bx + ox, by + oy, r, intruding, part.flat[sl])
-        if not intruding:
+        if not intruding and np.hypot(bw, bh) >= 5 * r:  # long enough for a streak
             streak = _streak_centre(blob, r, len(found))
             if streak is not None:  # one fast ball blurred along its path
                 return [(streak[0] + bx + ox, streak[1] + by + oy, True)]
