@@ -602,7 +602,8 @@ def _lone_shaped(area, width, height, r):
 
 def _grid_sum(image: np.ndarray, at: np.ndarray) -> np.ndarray:
     """(K,) float32 B + G + R of ``image`` (h, w, 3) at its pixels of flat indices ``at``."""
-    return image.reshape(-1, 3)[at].sum(axis=1, dtype=np.float32)
+    bgr = image.reshape(-1, 3)[at]
+    return bgr[:, 0].astype(np.float32) + bgr[:, 1] + bgr[:, 2]
 
 
 def _first_block(part: _Pieces, i: int) -> tuple[int, int]:
@@ -784,8 +785,8 @@ class BallDetector:
             rate = min(1.0, self.config.adapt_rate * max(self._frames_since_lut, 1))
             gain = prep.grid["gain"] + rate * (gain - prep.grid["gain"])
         prep.grid["gain"] = gain
-        prep.grid["gain3"] = np.repeat(gain, 3, axis=-1)
-        flat = _apply_gain(small, gain)
+        prep.grid["gain3"] = _three(gain)
+        flat = _apply_gain(small, prep.grid["gain3"])
         # every third pixel each way is plenty (the model takes ~12000 of them)
         sub = (slice(None, None, 3), slice(None, None, 3))
         model = ClothModel.learn(flat[sub][cloth[sub]] if cloth[sub].sum() > 60
@@ -1697,7 +1698,12 @@ def _ray_profiles(image: np.ndarray, c: np.ndarray, r: np.ndarray, rays: int
     (rays, 2)). All windows go through one remap, stacked with a row of nothing between."""
     n, size = len(c), image.shape[1]
     u = _ray_directions(rays)
-    s = np.linspace(0.6 * r, 1.4 * r, _STEPS, dtype=np.float32, axis=1)  # (K, steps)
+    # (K, steps): np.linspace(0.6 r, 1.4 r, _STEPS, axis=1) as float32, in its own arithmetic
+    start, stop = 0.6 * r, 1.4 * r
+    s = np.arange(_STEPS, dtype=start.dtype) * ((stop - start) / (_STEPS - 1))[:, None]
+    s += start[:, None]
+    s[:, -1] = stop
+    s = s.astype(np.float32)
     mx = (c[:, 0, None, None] + u[None, :, 0:1] * s[:, None]).astype(np.float32)
     my = (c[:, 1, None, None] + u[None, :, 1:2] * s[:, None]).astype(np.float32)
     tall = np.zeros((n, size + 1, size), np.float32)
@@ -1838,11 +1844,17 @@ def _flat_gain(small: np.ndarray, cloth: np.ndarray, factor: int) -> np.ndarray:
     return cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
 
 
+def _three(gain: np.ndarray) -> np.ndarray:
+    """(h, w, 1) -> (h, w, 3): the one channel three times (as ``np.repeat``, at a tenth of
+    its cost)."""
+    return cv2.merge([gain[..., 0]] * 3)
+
+
 def _apply_gain(bgr: np.ndarray, gain: np.ndarray) -> np.ndarray:
     """uint8 BGR (..., 3) times a float32 gain (..., 1) or (..., 3), back to uint8."""
     if bgr.ndim == 3:
         if gain.shape[-1] == 1:
-            gain = np.repeat(gain, 3, axis=-1)
+            gain = _three(gain)
         return cv2.multiply(bgr, gain, dtype=cv2.CV_8U)
     out = bgr * gain
     out += 0.5
@@ -1908,7 +1920,8 @@ def _body_lab(win: np.ndarray, inner: np.ndarray) -> np.ndarray:
     a, b = rows[0], rows[-1] + 1
     sub = np.ascontiguousarray(win[:, a:b, a:b])
     m = inner[:, a:b, a:b].reshape(n, -1)
-    lab = cv2.cvtColor(sub.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(n, -1, 3)
+    # one row of pixels (OpenCV's cost is per row)
+    lab = cv2.cvtColor(sub.reshape(1, -1, 3), cv2.COLOR_BGR2LAB).reshape(n, -1, 3)
     lab = lab.astype(np.float32)
     lo, hi = _row_percentiles(np.where(m, lab[..., 0], np.nan), (10, 75))
     sel = m & (lab[..., 0] >= lo[:, None]) & (lab[..., 0] <= hi[:, None])
