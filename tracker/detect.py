@@ -1961,20 +1961,19 @@ def _bar_end(blob: np.ndarray, p: np.ndarray, r: float) -> bool:
     perp = np.array([-d[1], d[0]])
 
     steps = np.arange(0.0, 8 * r, 0.5)
-
-    def across(at: np.ndarray) -> float:
-        """Length of the run of the blob through ``at`` across the bar (0 if ``at`` is out of
-        it)."""
-        run = 0.0
-        for sign in (-1, 1):
-            on = _blob_at(blob, at + sign * steps[:, None] * perp) > 0.5
-            if not on[0]:
-                return 0.0
-            gap = np.flatnonzero(~on)
-            run += steps[gap[0]] if len(gap) else steps[-1]
-        return run
-
-    return all(2.6 * r <= across(p + a * r * d) <= 7.0 * r for a in (1.5, 3.5))
+    # the runs across the bar through the points 1.5 and 3.5 radii beyond the centre, each
+    # (a, way, step) read from the point outwards one way along ``perp``
+    at = p + (np.array([1.5, 3.5]) * r)[:, None] * d
+    ways = np.array([-1.0, 1.0])[:, None, None] * steps[:, None] * perp
+    on = _blob_at(blob, (at[:, None, None] + ways[None]).reshape(-1, 2)).reshape(
+        2, 2, len(steps)) > 0.5
+    for runs in on:  # a point out of the blob has no run through it
+        if not runs[:, 0].all():
+            return False
+        ends = np.where(runs.all(1), steps[-1], steps[np.argmin(runs, axis=1)])
+        if not 2.6 * r <= ends[0] + ends[1] <= 7.0 * r:
+            return False
+    return True
 
 
 def _colour_alike(lab: np.ndarray, blob: np.ndarray, p: np.ndarray, r: float) -> float:
@@ -1999,8 +1998,10 @@ def _colour_alike(lab: np.ndarray, blob: np.ndarray, p: np.ndarray, r: float) ->
     # a knuckle's colour runs on from it into the hand; the like colour of something beyond
     # another (the shadow under the cue by a ball) is not the disc's
     _, part = cv2.connectedComponents(alike.astype(np.uint8), connectivity=8)
-    mine = np.unique(part[alike & middle])
-    joined = np.isin(part, mine[mine > 0])
+    mine = np.zeros(int(part.max()) + 1, bool)
+    mine[part[alike & middle]] = True
+    mine[0] = False
+    joined = mine[part]
     return float(np.count_nonzero(joined & around)) / n_around
 
 
@@ -2109,7 +2110,12 @@ def _blob_cov(blob: np.ndarray) -> np.ndarray | None:
     ys, xs = np.nonzero(blob > 0.5)
     if len(xs) < 10:
         return None
-    return np.cov(np.stack([xs, ys], axis=1).T.astype(float))
+    # np.cov's own steps, without its checks of arguments not given
+    x = np.stack([xs, ys]).astype(float)
+    x -= x.mean(axis=1)[:, None]
+    c = np.dot(x, x.T)
+    c *= np.true_divide(1, len(xs) - 1)
+    return c
 
 
 def _elongated(blob: np.ndarray, ratio: float = 9.0, cov: np.ndarray | None = None) -> bool:
