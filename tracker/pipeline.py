@@ -7,7 +7,9 @@ tracks, overlay) are chosen by the command line (``tracker.track_command``).
 
 from __future__ import annotations
 
-import itertools
+import collections
+import multiprocessing
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -177,16 +179,31 @@ class Pipeline:
             # the detector's pixel noise is mapped onto the table through the view
             self.tracker_config = replace(self.tracker_config, table_to_image=tuple(
                 np.asarray(self.calibration.H_table_to_image, float).ravel()))
-        self.tracker = BallTracker(self.tracker_config)
-        self._held: list[tuple[float, int, dict]] = []
-        self._order = itertools.count()
-        self.shots = ShotTracker(self.shot_config)
-        self.referee = Referee()
+        self._follower = _Follower(BallTracker(self.tracker_config),
+                                   ShotTracker(self.shot_config), Referee(), self.table)
         self.frame_start = {"type": "frame_start", "players": list(self.players), "breaker": 0,
                             "reds": self.reds}
         self.referee.feed(self.frame_start)
         self.monitor = CalibrationMonitor(self.calibration) if self.monitor_every > 0 else None
         self._use(self.calibration)
+
+    # the stages after detection, kept together (``run`` may take them to a process of their
+    # own)
+    @property
+    def tracker(self) -> BallTracker:
+        return self._follower.tracker
+
+    @property
+    def shots(self) -> ShotTracker:
+        return self._follower.shots
+
+    @property
+    def referee(self) -> Referee:
+        return self._follower.referee
+
+    @referee.setter
+    def referee(self, referee: Referee) -> None:
+        self._follower.referee = referee
 
     def _use(self, calibration: Calibration) -> None:
         self.calibration = calibration
@@ -217,26 +234,92 @@ class Pipeline:
     def process(self, frame: Frame) -> FrameResult:
         return self._follow(frame, self._see(frame))
 
-    def run(self, frames: Iterable[Frame], ahead: bool = True) -> Iterator[FrameResult]:
+    def run(self, frames: Iterable[Frame], ahead: bool = True,
+            split: bool = True) -> Iterator[FrameResult]:
         """The results of ``process`` for every frame of ``frames``, in order. With ``ahead``
         the detector's work image of each frame (a resize, most of it outside Python's global
-        lock) is made on a thread of its own, a frame or two ahead of the rest, which runs
-        frame by frame on the caller's thread. The detection, colour, tracking, shot and
-        referee stages are mostly Python: on threads of their own they would take turns at the
-        lock, and the handing over costs more than the overlap gains. OpenCV's own threads are
-        not used meanwhile: handing each call's rows to them costs more CPU time than it
-        saves."""
-        if not ahead:
+        lock) is made on a thread of its own, a frame or two ahead of the rest. With ``split``
+        the stages after detection and colour (tracking, shots, referee) run in a process of
+        their own, a frame or a few behind detection, on the other core (all of them are mostly
+        Python: on threads of one process they would take turns at the lock); when the frames
+        run out, or the results are no longer wanted, the pipeline holds those stages' state
+        again. OpenCV's own threads are not used meanwhile: handing each call's rows to them
+        costs more CPU time than it saves."""
+        if not ahead and not split:
             for frame in frames:
                 yield self.process(frame)
             return
+        shrunk = ((f, self._shrink(f)) for f in frames)
+        if ahead:
+            shrunk = read_ahead(shrunk, depth=2)
         cv_threads = cv2.getNumThreads()
         cv2.setNumThreads(1)
         try:
-            for frame, shrunk in read_ahead(((f, self._shrink(f)) for f in frames), depth=2):
-                yield self._follow(frame, self._see(frame, shrunk))
+            if split:
+                yield from self._run_split(shrunk)
+            else:
+                for frame, work in shrunk:
+                    yield self._follow(frame, self._see(frame, work))
         finally:
             cv2.setNumThreads(cv_threads)
+
+    def _run_split(self, shrunk: Iterable[tuple[Frame, object]], depth: int = 4
+                   ) -> Iterator[FrameResult]:
+        """``run`` of the frames and their work images ``shrunk`` with the stages after colour
+        in a worker process, up to ``depth`` frames behind. Each frame's detections go to it,
+        with the calibration when it changed; the worker's results come back in frame order,
+        and its stages' state at the end."""
+        ctx = multiprocessing.get_context(
+            "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+        worker_in, outbox = ctx.Pipe(duplex=False)  # (reading end, writing end)
+        inbox, worker_out = ctx.Pipe(duplex=False)
+        worker = ctx.Process(target=_follow_in_worker, args=(self._follower, worker_in,
+                                                             worker_out),
+                             name="cueball-follow", daemon=True)
+        worker.start()
+        worker_in.close()
+        worker_out.close()
+        pending: collections.deque[Frame] = collections.deque()
+        view = None
+        finished = False
+
+        def result() -> FrameResult:
+            state, events, xy_px = _received(inbox, worker)
+            return FrameResult(pending.popleft(), state, events, xy_px)
+
+        try:
+            for frame, work in shrunk:
+                seen = self._see(frame, work)
+                now = (seen.calibration, seen.camera, seen.pockets_px)
+                changed = view is None or any(a is not b for a, b in zip(now, view))
+                view = now
+                outbox.send((frame.index, frame.t, seen.events, self._classified(seen),
+                             now if changed else None))
+                pending.append(frame)
+                while pending and (len(pending) > depth or inbox.poll()):
+                    yield result()
+            outbox.send(None)
+            while pending:
+                yield result()
+            self._follower = _received(inbox, worker)
+            finished = True
+        finally:
+            if not finished and worker.is_alive():
+                # the results are no longer wanted (or an error came up): the later stages'
+                # state as far as the worker got
+                try:
+                    outbox.send(None)
+                    while pending:
+                        pending.popleft()
+                        _received(inbox, worker)
+                    self._follower = _received(inbox, worker)
+                except BaseException:  # what went wrong first is what is raised
+                    pass
+            outbox.close()
+            inbox.close()
+            worker.join(timeout=5)
+            if worker.is_alive():
+                worker.terminate()
 
     def _shrink(self, frame: Frame):
         """The first detection stage of one frame, from the frame alone: its work image for
@@ -256,47 +339,82 @@ class Pipeline:
         return _Seen(recalibrated, found, classify, self.calibration, self._camera,
                      self._pockets_px)
 
+    @staticmethod
+    def _classified(seen: _Seen):
+        """The detections of ``seen``, classified."""
+        return seen.detections if seen.classify is None else seen.classify(seen.detections)
+
     def _follow(self, frame: Frame, seen: _Seen) -> FrameResult:
         """The colour, tracking, shot and referee stages of one frame, after its detection."""
-        det = seen.detections if seen.classify is None else seen.classify(seen.detections)
-        state = self.tracker.update(frame.index, frame.t, np.asarray(det.xy_mm, float),
+        state, events, xy_px = self._follower.follow(
+            frame.index, frame.t, seen.events, self._classified(seen),
+            (seen.calibration, seen.camera, seen.pockets_px))
+        return FrameResult(frame, state, events, xy_px)
+
+    def finish(self) -> list[dict]:
+        """The events still held when the source ends."""
+        return self._follower.in_order([], np.inf)
+
+    def ball_px(self, xy_mm: np.ndarray) -> np.ndarray:
+        """(N, 2) table mm of ball centres -> (N, 2) raw px (NaN stays NaN)."""
+        return _ball_px(xy_mm, self._camera, self.calibration, self.table)
+
+
+@dataclass
+class _Follower:
+    """The stages after detection and colour, with their state: the tracker, the shot logic,
+    the referee, and the events held until nothing dated earlier can still come."""
+
+    tracker: BallTracker
+    shots: ShotTracker
+    referee: Referee
+    table: SnookerTableSpec
+    held: list[tuple[float, int, dict]] = field(default_factory=list)
+    order: int = 0
+    view: tuple | None = None  # the calibration, its camera and its pockets' px in force
+
+    def follow(self, index: int, t: float, seen_events: list[dict], det, view: tuple | None
+               ) -> tuple[TableState, list[dict], np.ndarray]:
+        """One frame's classified detections ``det`` -> (table state, the events due, the
+        balls' image px); ``seen_events`` what detection said of the frame, ``view`` the
+        calibration, camera and pockets' px in force (None: as before)."""
+        if view is not None:
+            self.view = view
+        calibration, camera, pockets_px = self.view
+        state = self.tracker.update(index, t, np.asarray(det.xy_mm, float),
                                     np.asarray(det.cls, int), np.asarray(det.confidence, float))
-        events = list(seen.events)
+        events = list(seen_events)
         for e in state.events:
             e = dict(e)
             if e["type"] == "pot":
-                e["pocket_px"] = seen.pockets_px[e["pocket"]]
+                e["pocket_px"] = pockets_px[e["pocket"]]
             events.append(e)
         for e in self.shots.update(state):
             record = e.pop("record", None)
             events.append(e)
             if record is not None:
                 events.extend(self._score(record, e["frame"], e["t"]))
-        settled = min(frame.t, self.tracker.settled_t(frame.t), self.shots.settled_t(frame.t))
-        events = self._in_order(events, settled)
-        return FrameResult(frame, state, events,
-                           self._ball_px(state.xy_mm, seen.camera, seen.calibration))
+        settled = min(t, self.tracker.settled_t(t), self.shots.settled_t(t))
+        events = self.in_order(events, settled)
+        return state, events, _ball_px(state.xy_mm, camera, calibration, self.table)
 
-    def _in_order(self, events: list[dict], settled: float) -> list[dict]:
+    def in_order(self, events: list[dict], settled: float) -> list[dict]:
         """The events that are due, in time order. Some are known a little after they happen
         (a contact is dated from the paths on either side of it, a pot once the ball has stayed
         gone, a jump once the ball it went over has stayed put): each is held until nothing
         dated earlier can still come (``settled``, from the tracker and the shot logic), then
         let out."""
         for e in events:
-            self._held.append((e["t"], next(self._order), e))
-        if not self._held:
+            self.held.append((e["t"], self.order, e))
+            self.order += 1
+        if not self.held:
             return []
-        self._held.sort(key=lambda h: (h[0], h[1]))
+        self.held.sort(key=lambda h: (h[0], h[1]))
         n = 0
-        while n < len(self._held) and self._held[n][0] <= settled:
+        while n < len(self.held) and self.held[n][0] <= settled:
             n += 1
-        due, self._held = self._held[:n], self._held[n:]
+        due, self.held = self.held[:n], self.held[n:]
         return [e for *_, e in due]
-
-    def finish(self) -> list[dict]:
-        """The events still held when the source ends."""
-        return self._in_order([], np.inf)
 
     def _score(self, record: dict, frame: int, t: float) -> list[dict]:
         result = self.referee.feed(record)
@@ -308,19 +426,49 @@ class Pipeline:
                         "winner": result.get("winner"), "score": result.get("score")})
         return out
 
-    def ball_px(self, xy_mm: np.ndarray) -> np.ndarray:
-        """(N, 2) table mm of ball centres -> (N, 2) raw px (NaN stays NaN)."""
-        return self._ball_px(xy_mm, self._camera, self.calibration)
 
-    def _ball_px(self, xy_mm: np.ndarray, camera, calibration: Calibration) -> np.ndarray:
-        """``ball_px`` through ``camera`` (or, None, the homography of ``calibration``)."""
-        xy_mm = np.asarray(xy_mm, float).reshape(-1, 2)
-        out = np.full_like(xy_mm, np.nan)
-        ok = np.isfinite(xy_mm).all(axis=1)
-        if ok.any():
-            if camera is not None:
-                pts = np.c_[xy_mm[ok], np.full(int(ok.sum()), self.table.ball_radius_mm)]
-                out[ok] = camera.project(pts)
-            else:
-                out[ok] = calibration.table_to_px(xy_mm[ok])
-        return out
+def _ball_px(xy_mm: np.ndarray, camera, calibration: Calibration,
+             table: SnookerTableSpec) -> np.ndarray:
+    """(N, 2) table mm of ball centres -> (N, 2) raw px through ``camera`` (or, None, the
+    homography of ``calibration``); NaN stays NaN."""
+    xy_mm = np.asarray(xy_mm, float).reshape(-1, 2)
+    out = np.full_like(xy_mm, np.nan)
+    ok = np.isfinite(xy_mm).all(axis=1)
+    if ok.any():
+        if camera is not None:
+            pts = np.c_[xy_mm[ok], np.full(int(ok.sum()), table.ball_radius_mm)]
+            out[ok] = camera.project(pts)
+        else:
+            out[ok] = calibration.table_to_px(xy_mm[ok])
+    return out
+
+
+def _follow_in_worker(follower: _Follower, inbox, outbox) -> None:
+    """A worker process of ``Pipeline.run``: each frame's detections from ``inbox`` through
+    ``follower``, the results to ``outbox``; at the end (None), the follower itself. An error
+    is sent on instead. Ctrl-C is the pipeline's to handle: it stops the worker in good
+    order."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        while (item := inbox.recv()) is not None:
+            outbox.send(("frame", follower.follow(*item)))
+        outbox.send(("done", follower))
+    except BaseException as exc:  # handed to the pipeline
+        try:
+            outbox.send(("error", exc))
+        except Exception:  # an error that cannot be pickled
+            outbox.send(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
+    finally:
+        outbox.close()
+
+
+def _received(inbox, worker):
+    """The next result from the worker process, raising what it raised."""
+    try:
+        kind, value = inbox.recv()
+    except EOFError:
+        raise RuntimeError(f"the tracking worker process stopped (exit code "
+                           f"{worker.exitcode})") from None
+    if kind == "error":
+        raise value
+    return value

@@ -82,6 +82,60 @@ def test_events_come_out_soon_after_they_happen(name):
     assert worst[0] <= 1.0, f"a {worst[1]} event came out {worst[0]:.2f} s after it happened"
 
 
+def _truth_pipeline(name, **kwargs):
+    meta, balls = read_truth(SAMPLES / f"{name}.mp4")
+    cam = Camera.from_dict(meta["camera"])
+    pipe = Pipeline(Calibration.from_camera(cam), truth_detector(balls, **kwargs),
+                    players=tuple(meta["players"]), monitor_every=0)
+    blank = np.zeros((2, 2, 3), np.uint8)
+    return pipe, [Frame(k, float(t), blank) for k, t in enumerate(balls.t)], meta
+
+
+def test_the_later_stages_run_in_a_process_of_their_own_and_come_back():
+    """``run`` with tracking, shots and the referee in a worker process gives what ``process``
+    gives frame by frame, and leaves the pipeline holding their state (the referee's score, the
+    events still held) as if they had run in it."""
+    one, frames, meta = _truth_pipeline("break_building")
+    by_frame = [one.process(f) for f in frames]
+    two, frames, _ = _truth_pipeline("break_building")
+    split = list(two.run(frames, split=True))
+    for a, b, frame in zip(by_frame, split, frames, strict=True):
+        assert b.frame is frame and a.events == b.events
+        np.testing.assert_array_equal(a.state.xy_mm, b.state.xy_mm)
+        np.testing.assert_array_equal(a.xy_px, b.xy_px)
+    assert two.referee.state == one.referee.state
+    assert two.referee.state.frame.score == tuple(meta["final_score"])
+    assert two.finish() == one.finish()
+
+
+def test_an_error_in_the_worker_process_is_raised_by_run():
+    pipe, frames, _ = _truth_pipeline("in_off")
+    bad = pipe.detect
+
+    def detect(image):
+        found = bad(image)
+        if len(found.cls):
+            found.cls[0] = 99  # no such class: the tracker refuses it
+        return found
+
+    pipe.detect = detect
+    with pytest.raises(ValueError, match="classes must be -1 or index BALL_CLASSES"):
+        list(pipe.run(frames, split=True))
+
+
+def test_a_run_given_up_part_way_keeps_the_later_stages_as_far_as_they_got():
+    """The results of ``run`` no longer wanted after the first shot's score: the pipeline's
+    referee has that score (the worker's state came back), not the score before the shot."""
+    pipe, frames, _ = _truth_pipeline("in_off")
+    run = pipe.run(frames, split=True)
+    for res in run:
+        scored = [e for e in res.events if e["type"] == "score"]
+        if scored:
+            break
+    run.close()
+    assert pipe.referee.state.frame.score == tuple(scored[-1]["score"]) != (0, 0)
+
+
 def meta_pocket_px(cam, pocket):
     from calibration.specs import SNOOKER
 
@@ -120,10 +174,11 @@ def test_knocked_camera_is_recalibrated():
 
 
 def test_run_ahead_gives_what_process_gives():
-    """The work images made on a thread of their own, ahead of the rest, change nothing: a
-    sample clip, then its frames shifted as if the camera had been knocked (the calibration
-    each frame is drawn with changes under way), give the same states, image positions and
-    events through ``run`` as frame by frame through ``process``."""
+    """The work images made on a thread of their own, ahead of the rest, and the stages after
+    detection in a process of their own, change nothing: a sample clip, then its frames
+    shifted as if the camera had been knocked (the calibration each frame is drawn with changes
+    under way), give the same states, image positions and events through ``run`` as frame by
+    frame through ``process``."""
     import cv2
 
     from tracker.track_command import make_detect
@@ -138,16 +193,17 @@ def test_run_ahead_gives_what_process_gives():
                for k in range(12, 40)]
     frames = [Frame(k, k / meta["fps"], image) for k, image in enumerate(images)]
 
-    def results(ahead):
+    def results(ahead, split):
         pipe = Pipeline(cal, make_detect(cal), monitor_every=2, rebuild=make_detect)
-        out = list(pipe.run(frames, ahead=ahead))
+        out = list(pipe.run(frames, ahead=ahead, split=split))
         return out, pipe.finish()
 
-    (one, one_end), (two, two_end) = results(False), results(True)
+    one, one_end = results(False, False)
     assert [e["type"] for r in one for e in r.events].count("calibrated") == 1
-    for a, b in zip(one, two, strict=True):
-        assert a.frame.index == b.frame.index and a.events == b.events
-        np.testing.assert_array_equal(a.state.track_ids, b.state.track_ids)
-        np.testing.assert_array_equal(a.state.xy_mm, b.state.xy_mm)
-        np.testing.assert_array_equal(a.xy_px, b.xy_px)
-    assert one_end == two_end
+    for two, two_end in (results(True, True), results(False, True)):
+        for a, b in zip(one, two, strict=True):
+            assert a.frame.index == b.frame.index and a.events == b.events
+            np.testing.assert_array_equal(a.state.track_ids, b.state.track_ids)
+            np.testing.assert_array_equal(a.state.xy_mm, b.state.xy_mm)
+            np.testing.assert_array_equal(a.xy_px, b.xy_px)
+        assert one_end == two_end
