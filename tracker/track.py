@@ -828,7 +828,8 @@ class BallTracker:
             return z, cls, conf
         reach = self.config.merge_frac * self.config.table.ball_diameter_mm
         gap = np.hypot(*(z[:, None] - z[None]).transpose(2, 0, 1))
-        if not (gap[np.triu_indices(k, 1)] < reach).any():
+        # every detection is within reach of itself: a pair is near when more are
+        if np.count_nonzero(gap < reach) == k:
             return z, cls, conf
         taken = np.zeros(k, bool)
         out_z, out_c, out_p = [], [], []
