@@ -716,7 +716,11 @@ class BallTracker:
         self._path_start = {id(tr): tr.last_seen_x[:2].copy() for tr in active}
         # Pass 1: gated likelihood assignment.
         pairs, d2, r = self._assign_gated(active, z, cls, conf)
-        self._free = self._may_move(active, t)
+        # which resting balls may have been set moving matters only to one detected off its
+        # place (``_measure``)
+        off_place = any(not active[i].moving and d2[i, j] > self.config.restless_chi2
+                        for i, j in pairs)
+        self._free = self._may_move(active, t) if off_place else {}
         self._note_strikers(active, t)
         # a moving ball that took another class's detection while one of its own class is left
         # over may have been deflected out of its gate by a collision that sent the ball it
@@ -983,10 +987,11 @@ class BallTracker:
         p = np.array([tr.kf.x[:2] for tr in tracks])
         launched = [tr.launch[1] if tr.launch and t - tr.launch[0] <= c.launch_window_s
                     else 0.0 for tr in tracks]
-        bound = np.array([max(self._recent_speed(tr) * c.kick_slack, v) if tr.moving else 0.0
+        on_table = [tr for tr in self.tracks if tr.active]
+        recent = dict(zip(map(id, on_table), self._recent_speeds(on_table)))
+        bound = np.array([max(recent[id(tr)] * c.kick_slack, v) if tr.moving else 0.0
                           for tr, v in zip(tracks, launched)])
-        movers = [(tr, v) for tr in self.tracks if tr.active
-                  and (v := self._recent_speed(tr)) >= c.rest_speed_mm_s]
+        movers = [(tr, v) for tr in on_table if (v := recent[id(tr)]) >= c.rest_speed_mm_s]
         if movers:
             a = np.array([self._path_start.get(id(tr), tr.last_seen_x[:2]) for tr, _ in movers])
             b = np.array([tr.kf.x[:2] for tr, _ in movers])
@@ -1103,12 +1108,13 @@ class BallTracker:
         tr.speeds = [(ts, v) for ts, v in tr.speeds if t - ts <= window]
         tr.speeds.append((t, float(np.hypot(*tr.kf.x[2:]))))
 
-    def _recent_speed(self, tr: _Track) -> float:
-        """The fastest ``tr`` was seen going within launch_window_s (mm/s): a ball that has just
-        struck another has just slowed down."""
+    def _recent_speeds(self, tracks: list[_Track]) -> list[float]:
+        """The fastest each of ``tracks`` was seen going within launch_window_s (mm/s): a ball
+        that has just struck another has just slowed down."""
         window = self.config.launch_window_s
-        return max([float(np.hypot(*tr.kf.x[2:]))]
-                   + [v for ts, v in tr.speeds if self._t - ts <= window])
+        now = np.hypot(*np.array([tr.kf.x[2:] for tr in tracks]).reshape(-1, 2).T).tolist()
+        return [max([speed] + [v for ts, v in tr.speeds if self._t - ts <= window])
+                for tr, speed in zip(tracks, now)]
 
     def _relaunch(self, tr: _Track, z, t: float, bound: float | None = None) -> None:
         """The ball is moving (struck, kissed or deflected): restart its filter at ``z`` with
