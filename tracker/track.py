@@ -713,7 +713,7 @@ class BallTracker:
         matched: set[int] = set()
         # where each ball was last seen before this frame: the start of its path to this frame
         # (pass 1 moves ``last_seen_x`` of the balls it finds to this frame)
-        self._path_start = {id(tr): tr.last_seen_x[:2].copy() for tr in active}
+        self._path_start = {id(tr): tr.last_seen_x[:2] for tr in active}
         # Pass 1: gated likelihood assignment.
         pairs, d2, r = self._assign_gated(active, z, cls, conf)
         # which resting balls may have been set moving matters only to one detected off its
@@ -751,7 +751,7 @@ class BallTracker:
             tr.last_z = z[jj].copy()
             self._relaunch(tr, z[jj], t, reach[i])
             self._vote(tr, cls[jj], conf[jj])
-            self._seen(tr, t, frame_index)
+            self._seen([tr], t, frame_index)
             used[jj] = True
             matched.add(i)
         self._take_pairs(active, back, z, cls, conf, d2, r, t, frame_index, used, matched)
@@ -769,17 +769,19 @@ class BallTracker:
                     matched: set[int]) -> None:
         """Pass 1's assignments [(track, detection)]: each track judges its detection
         (``_measure``), the filters take theirs in one batch, and the class votes."""
-        taken = []
-        for i, j in pairs:
-            active[i].last_z = z[j].copy()
-            if self._measure(active[i], z[j], d2[i, j], r[i], t):
-                taken.append((active[i], z[j], r[i]))
+        taken = []  # the pairs whose filters take the detection
+        for (i, j), zj in zip(pairs, z[[j for _, j in pairs]]):
+            active[i].last_z = zj
+            if self._measure(active[i], zj, d2[i, j], r[i], t):
+                taken.append((i, j))
             used[j] = True
             matched.add(i)
-        self._take_measurements(taken, t)
+        if taken:
+            rows, cols = np.array(taken).T
+            self._take_measurements([active[i] for i, _ in taken], z[cols], r[rows], t)
         for i, j in pairs:
             self._vote(active[i], cls[j], conf[j])
-            self._seen(active[i], t, frame)
+        self._seen([active[i] for i, _ in pairs], t, frame)
 
     def _repeated(self, z: np.ndarray, t: float) -> bool:
         """Whether the frame repeats the previous picture: every ball seen moving in the last
@@ -1065,16 +1067,11 @@ class BallTracker:
             return False
         return True
 
-    def _take_measurements(self, taken: list[tuple[_Track, np.ndarray, np.ndarray]], t: float
+    def _take_measurements(self, tracks: list[_Track], z: np.ndarray, r: np.ndarray, t: float
                            ) -> None:
-        """Update the filters of the tracks in ``taken`` [(track, detection (2,) mm, its noise
-        (2, 2))] in one batch, each through its regime's H."""
-        if not taken:
-            return
+        """Update the filters of N ``tracks`` with their detections ``z`` (N, 2) mm of noises
+        ``r`` (N, 2, 2) in one batch, each through its regime's H."""
         c, m = self.config, self.model
-        tracks = [tr for tr, _, _ in taken]
-        z = np.array([zj for _, zj, _ in taken])
-        r = np.array([rj for _, _, rj in taken])
         moving = np.array([tr.moving for tr in tracks])
         x = np.array([tr.kf.x for tr in tracks])
         h = np.where(moving[:, None, None], m.h_moving, m.h_rest)
@@ -1083,16 +1080,19 @@ class BallTracker:
         reopen = c.rest_shift_mm + np.sqrt(np.maximum(r[:, 0, 0] + r[:, 1, 1]
                                                       - 2 * c.rest_sigma_mm ** 2, 0.0))
         x, p = m.update(x, np.array([tr.kf.P for tr in tracks]), z, r, h)
+        # a nudge (a kiss, a touching ball settling): re-open a resting estimate to follow it;
+        # the running mean of pure noise keeps within a third of its std (worked out for every
+        # track, kept for the resting ones)
+        shift = 0.8 * np.array([tr.shift for tr in tracks]) + 0.2 * innovation
+        nudged = (np.hypot(shift[:, 0], shift[:, 1]) > reopen).tolist()
         for k, tr in enumerate(tracks):
             tr.kf.x, tr.kf.P = x[k], p[k]
-            if tr.moving:
+            if moving[k]:
                 self._maybe_rest(tr, t)
                 continue
             tr.anchor_t = t
-            # a nudge (a kiss, a touching ball settling): re-open the estimate to follow it;
-            # the running mean of pure noise keeps within a third of its std
-            tr.shift = 0.8 * tr.shift + 0.2 * innovation[k]
-            if np.hypot(*tr.shift) > reopen[k]:
+            tr.shift = shift[k]
+            if nudged[k]:
                 tr.kf.P[:2, :2] += r[k]
                 tr.shift[:] = 0
 
@@ -1100,13 +1100,19 @@ class BallTracker:
         if cls >= 0:
             tr.votes[cls] += conf
 
-    def _seen(self, tr: _Track, t: float, frame: int) -> None:
-        tr.status, tr.judged = "seen", False
-        tr.last_seen_t, tr.last_seen_frame = t, frame
-        tr.last_seen_x = tr.kf.x.copy()
+    def _seen(self, tracks: list[_Track], t: float, frame: int) -> None:
+        """Note that ``tracks`` were seen at ``t``: where, and how fast."""
+        if not tracks:
+            return
+        x = np.array([tr.kf.x for tr in tracks])
+        speeds = np.hypot(x[:, 2], x[:, 3]).tolist()
         window = self.config.launch_window_s
-        tr.speeds = [(ts, v) for ts, v in tr.speeds if t - ts <= window]
-        tr.speeds.append((t, float(np.hypot(*tr.kf.x[2:]))))
+        for tr, xk, speed in zip(tracks, x, speeds):
+            tr.status, tr.judged = "seen", False
+            tr.last_seen_t, tr.last_seen_frame = t, frame
+            tr.last_seen_x = xk  # replaced at each sighting, never changed in place
+            tr.speeds = [(ts, v) for ts, v in tr.speeds if t - ts <= window]
+            tr.speeds.append((t, speed))
 
     def _recent_speeds(self, tracks: list[_Track]) -> list[float]:
         """The fastest each of ``tracks`` was seen going within launch_window_s (mm/s): a ball
@@ -1603,7 +1609,7 @@ class BallTracker:
     def _new_track(self, name: str, k: int, cd: _Candidate, t: float, frame: int) -> _Track:
         kf, moving = self._filter_for(cd)
         tr = _Track(name, k, kf, moving, votes=cd.votes.copy(), anchor_t=t, born_t=cd.first_t)
-        self._seen(tr, t, frame)
+        self._seen([tr], t, frame)
         return tr
 
     def _restart(self, tr: _Track, cd: _Candidate, t: float, frame: int) -> None:
@@ -1611,7 +1617,7 @@ class BallTracker:
         tr.votes += cd.votes
         tr.pocket, tr.restless, tr.slow_since, tr.anchor_t = "", 0, None, t
         tr.shift[:] = 0
-        self._seen(tr, t, frame)
+        self._seen([tr], t, frame)
 
     def _placed(self, tr: _Track, cd: _Candidate, frame: int) -> None:
         table = self.config.table
