@@ -648,6 +648,9 @@ class BallTracker:
         self._free: dict[int, float] = {}
         self._path_start: dict[int, np.ndarray] = {}  # id(track) -> last seen before this frame
         self._last_state: TableState | None = None
+        # the last state's (track_id, cls, status, pocket) of each track and their arrays
+        self._labels: list[tuple] | None = None
+        self._label_arrays: tuple[np.ndarray, ...] = ()
         # time of the source's last frame, and how much of it repeated pictures took: the
         # motion runs on source time minus that lag (events report source time)
         self._t_source: float | None = None
@@ -1193,14 +1196,14 @@ class BallTracker:
         s = np.clip(np.einsum("nmi,mi->nm", p[:, None] - a[None], ab) / L2, 0.0, 1.0)
         gap = np.hypot(*(p[:, None] - (a[None] + s[..., None] * ab[None])).transpose(2, 0, 1))
         reach = c.kick_reach_mm + 3 * self.model.sigma_image_mm(p)
-        for i, tr in enumerate(resting):
-            j = int(np.argmin(gap[i]))
+        nearest = gap.argmin(axis=1)
+        within = gap[np.arange(len(resting)), nearest] <= reach
+        for tr, j in zip((tr for tr, w in zip(resting, within) if w), nearest[within].tolist()):
             # the approach that sent it off: while it was still seen, or just after it vanished
             # when none was noted then (the white cued into a ball in one frame), never a later
             # pass over the place it vanished from
             recent = tr.struck is not None and tr.struck[0] >= tr.last_seen_t - c.launch_window_s
-            if gap[i, j] <= reach[i] and (tr.status == "seen" or (
-                    not recent and t - tr.last_seen_t <= c.launch_window_s)):
+            if tr.status == "seen" or (not recent and t - tr.last_seen_t <= c.launch_window_s):
                 tr.struck = (t, movers[j])
 
     def _missed(self, tr: _Track, t: float, frame: int) -> None:
@@ -1558,9 +1561,14 @@ class BallTracker:
         first track's class, or taking a free id (for a red, that of the lost red it is,
         ``_take_red_number``)."""
         c = self.config
-        for tr in self.tracks:
-            best = int(np.argmax(tr.votes))
-            if (not tr.active or best == tr.cls or tr.votes[best] < c.relabel_votes
+        if not self.tracks:
+            return
+        # the votes stay as they are below; the classes may swap
+        votes = np.array([tr.votes for tr in self.tracks])
+        favoured = votes.argmax(axis=1)
+        strong = votes.max(axis=1) >= c.relabel_votes
+        for tr, best, clear in zip(self.tracks, favoured.tolist(), strong.tolist()):
+            if (not clear or not tr.active or best == tr.cls
                     or tr.votes[best] < c.relabel_ratio * tr.votes[tr.cls]):
                 continue
             if best == RED:
@@ -1635,15 +1643,17 @@ class BallTracker:
     # -- output ------------------------------------------------------------------------------------
     def _state(self, frame: int, t: float) -> TableState:
         trs = self.tracks
-        n = len(trs)
-        xy = np.full((n, 2), np.nan)
-        vel = np.zeros((n, 2))
-        for i, tr in enumerate(trs):
-            if tr.active:
-                xy[i] = tr.kf.x[:2]
-                vel[i] = tr.kf.x[2:]
+        x = np.array([tr.kf.x for tr in trs]).reshape(-1, 4)
+        active = np.array([tr.active for tr in trs], bool)[:, None]
         events = tuple({**e, "t": self._source_time.get(e["t"], e["t"])} for e in self._events)
-        return TableState(frame, t, np.array([tr.track_id for tr in trs], dtype=str),
-                          np.array([tr.cls for tr in trs], np.int64), xy, vel,
-                          np.array([tr.status for tr in trs], dtype=str),
-                          np.array([tr.pocket for tr in trs], dtype=str), events)
+        # who is who changes seldom: the last frame's arrays (read-only) serve again
+        labels = [(tr.track_id, tr.cls, tr.status, tr.pocket) for tr in trs]
+        if labels != self._labels:
+            self._labels = labels
+            self._label_arrays = (np.array([tr.track_id for tr in trs], dtype=str),
+                                  np.array([tr.cls for tr in trs], np.int64),
+                                  np.array([tr.status for tr in trs], dtype=str),
+                                  np.array([tr.pocket for tr in trs], dtype=str))
+        ids, classes, status, pocket = self._label_arrays
+        return TableState(frame, t, ids, classes, np.where(active, x[:, :2], np.nan),
+                          np.where(active, x[:, 2:], 0.0), status, pocket, events)
