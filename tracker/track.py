@@ -73,6 +73,7 @@ from scipy.optimize import linear_sum_assignment
 from calibration.specs import BALL_CLASSES, COLOURS, SNOOKER, SnookerTableSpec
 
 TRACK_STATES = ("seen", "predicted", "potted", "off_table")
+_TRACK_STATE_SET = frozenset(TRACK_STATES)
 TRACKS_HEADER = ("frame", "t", "track_id", "ball", "x_mm", "y_mm", "x_px", "y_px", "state")
 RED = BALL_CLASSES.index("red")
 WHITE = BALL_CLASSES.index("white")
@@ -302,8 +303,8 @@ class MotionModel:
         self.h_rest = np.hstack([np.eye(2), np.zeros((2, 2))])
         self.h_moving = np.hstack([np.eye(2), -lag * np.eye(2)])
         self.r_rest = np.eye(2) * config.rest_sigma_mm ** 2
-        self._h = (None if config.table_to_image is None
-                   else np.array(config.table_to_image, float).reshape(3, 3))
+        # the view's 9 numbers as Python floats: numpy's scalars cost more in each operation
+        self._h = config.table_to_image
         self._cache: dict[int, MotionMatrices] = {}
 
     def r_image(self, xy: np.ndarray) -> np.ndarray:
@@ -314,17 +315,18 @@ class MotionModel:
         out = np.zeros((len(xy), 2, 2))
         if self._h is None or not len(xy):
             return out
-        h = self._h
-        w = xy[:, 0] * h[2, 0] + xy[:, 1] * h[2, 1] + h[2, 2]
-        u = xy[:, 0] * h[0, 0] + xy[:, 1] * h[0, 1] + h[0, 2]
-        v = xy[:, 0] * h[1, 0] + xy[:, 1] * h[1, 1] + h[1, 2]
+        h00, h01, h02, h10, h11, h12, h20, h21, h22 = self._h
+        x, y = xy[:, 0], xy[:, 1]
+        w = x * h20 + y * h21 + h22
+        u = x * h00 + y * h01 + h02
+        v = x * h10 + y * h11 + h12
         # J = d(u, v)/d(x, y) = (H[:2, :2] w - p[:2] H[2, :2]) / w^2, spelled out: the 2x2
         # inverse in closed form is what makes this cheap enough to call per ball
         w2 = w * w
-        a = (h[0, 0] * w - u * h[2, 0]) / w2
-        b = (h[0, 1] * w - u * h[2, 1]) / w2
-        c = (h[1, 0] * w - v * h[2, 0]) / w2
-        d = (h[1, 1] * w - v * h[2, 1]) / w2
+        a = (h00 * w - u * h20) / w2
+        b = (h01 * w - u * h21) / w2
+        c = (h10 * w - v * h20) / w2
+        d = (h11 * w - v * h21) / w2
         det = a * d - b * c
         ok = np.abs(det) > 1e-12
         # J^-1 = [[d, -b], [-c, a]] / det, so J^-1 J^-T = [[d^2 + b^2, -(cd + ab)],
@@ -335,7 +337,8 @@ class MotionModel:
         out[:, 0, 1] = off
         out[:, 1, 0] = off
         out[:, 1, 1] = (c * c + a * a) * k
-        out[~ok] = 0.0
+        if not ok.all():
+            out[~ok] = 0.0
         return out
 
     def sigma_image_mm(self, xy: np.ndarray) -> np.ndarray:
@@ -486,10 +489,10 @@ class TableState:
                                           np.float64),
                   "state": _check("state", self.state, (n,), str),
                   "pocket": _check("pocket", self.pocket, (n,), str)}
-        bad = [s for s in arrays["state"] if s not in TRACK_STATES]
-        if bad:
+        if not _TRACK_STATE_SET.issuperset(arrays["state"].tolist()):
+            bad = [s for s in arrays["state"] if s not in TRACK_STATES]
             raise ValueError(f"TableState.state must be one of {TRACK_STATES}, got {bad[0]!r}")
-        if n and ((arrays["classes"] < 0) | (arrays["classes"] >= N_CLASSES)).any():
+        if n and (arrays["classes"].min() < 0 or arrays["classes"].max() >= N_CLASSES):
             raise ValueError("TableState.classes must index BALL_CLASSES")
         for name, arr in arrays.items():
             arr.setflags(write=False)
@@ -1337,9 +1340,11 @@ class BallTracker:
     # -- new balls ---------------------------------------------------------------------------------
     def _candidates_step(self, z, cls, conf, t: float, frame: int) -> None:
         c = self.config
+        if not len(z) and not self.candidates:
+            return  # nothing new, nothing pending
         # detections on top of a ball already tracked are that ball's duplicates
-        on = [tr.kf.x[:2] for tr in self.tracks if tr.status == "seen"]
-        if len(z) and on:
+        on = [tr.kf.x[:2] for tr in self.tracks if tr.status == "seen"] if len(z) else []
+        if on:
             d = np.hypot(*(z[:, None] - np.array(on)[None]).transpose(2, 0, 1)).min(axis=1)
             keep = d > 0.7 * c.table.ball_diameter_mm
             z, cls, conf = z[keep], cls[keep], conf[keep]
