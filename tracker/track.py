@@ -260,6 +260,17 @@ def _assign(cost: np.ndarray, unmatched: np.ndarray) -> list[tuple[int, int]]:
     n, k = cost.shape
     if not n or not k:
         return []
+    feasible = cost < _INFEASIBLE
+    if ((feasible.sum(axis=0) <= 1).all() and (feasible.sum(axis=1) <= 1).all()
+            and np.isfinite(cost).all() and np.isfinite(unmatched).all()
+            and (unmatched < _INFEASIBLE).all()):
+        # no two tracks contend for a detection: each takes its own when that costs less than
+        # staying unmatched (a tie, which the solver may settle either way, is left to it)
+        rows, cols = np.nonzero(feasible)
+        gain = unmatched[rows] - cost[rows, cols]
+        if (gain != 0).all():
+            keep = gain > 0
+            return list(zip(rows[keep].tolist(), cols[keep].tolist()))
     padded = np.full((n, k + n), _INFEASIBLE)
     padded[:, :k] = cost
     padded[np.arange(n), k + np.arange(n)] = unmatched
