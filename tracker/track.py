@@ -73,6 +73,7 @@ from scipy.optimize import linear_sum_assignment
 from calibration.specs import BALL_CLASSES, COLOURS, SNOOKER, SnookerTableSpec
 
 TRACK_STATES = ("seen", "predicted", "potted", "off_table")
+_TRACK_STATE_SET = frozenset(TRACK_STATES)
 TRACKS_HEADER = ("frame", "t", "track_id", "ball", "x_mm", "y_mm", "x_px", "y_px", "state")
 RED = BALL_CLASSES.index("red")
 WHITE = BALL_CLASSES.index("white")
@@ -259,6 +260,17 @@ def _assign(cost: np.ndarray, unmatched: np.ndarray) -> list[tuple[int, int]]:
     n, k = cost.shape
     if not n or not k:
         return []
+    feasible = cost < _INFEASIBLE
+    if ((feasible.sum(axis=0) <= 1).all() and (feasible.sum(axis=1) <= 1).all()
+            and np.isfinite(cost).all() and np.isfinite(unmatched).all()
+            and (unmatched < _INFEASIBLE).all()):
+        # no two tracks contend for a detection: each takes its own when that costs less than
+        # staying unmatched (a tie, which the solver may settle either way, is left to it)
+        rows, cols = np.nonzero(feasible)
+        gain = unmatched[rows] - cost[rows, cols]
+        if (gain != 0).all():
+            keep = gain > 0
+            return list(zip(rows[keep].tolist(), cols[keep].tolist()))
     padded = np.full((n, k + n), _INFEASIBLE)
     padded[:, :k] = cost
     padded[np.arange(n), k + np.arange(n)] = unmatched
@@ -302,8 +314,8 @@ class MotionModel:
         self.h_rest = np.hstack([np.eye(2), np.zeros((2, 2))])
         self.h_moving = np.hstack([np.eye(2), -lag * np.eye(2)])
         self.r_rest = np.eye(2) * config.rest_sigma_mm ** 2
-        self._h = (None if config.table_to_image is None
-                   else np.array(config.table_to_image, float).reshape(3, 3))
+        # the view's 9 numbers as Python floats: numpy's scalars cost more in each operation
+        self._h = config.table_to_image
         self._cache: dict[int, MotionMatrices] = {}
 
     def r_image(self, xy: np.ndarray) -> np.ndarray:
@@ -314,17 +326,18 @@ class MotionModel:
         out = np.zeros((len(xy), 2, 2))
         if self._h is None or not len(xy):
             return out
-        h = self._h
-        w = xy[:, 0] * h[2, 0] + xy[:, 1] * h[2, 1] + h[2, 2]
-        u = xy[:, 0] * h[0, 0] + xy[:, 1] * h[0, 1] + h[0, 2]
-        v = xy[:, 0] * h[1, 0] + xy[:, 1] * h[1, 1] + h[1, 2]
+        h00, h01, h02, h10, h11, h12, h20, h21, h22 = self._h
+        x, y = xy[:, 0], xy[:, 1]
+        w = x * h20 + y * h21 + h22
+        u = x * h00 + y * h01 + h02
+        v = x * h10 + y * h11 + h12
         # J = d(u, v)/d(x, y) = (H[:2, :2] w - p[:2] H[2, :2]) / w^2, spelled out: the 2x2
         # inverse in closed form is what makes this cheap enough to call per ball
         w2 = w * w
-        a = (h[0, 0] * w - u * h[2, 0]) / w2
-        b = (h[0, 1] * w - u * h[2, 1]) / w2
-        c = (h[1, 0] * w - v * h[2, 0]) / w2
-        d = (h[1, 1] * w - v * h[2, 1]) / w2
+        a = (h00 * w - u * h20) / w2
+        b = (h01 * w - u * h21) / w2
+        c = (h10 * w - v * h20) / w2
+        d = (h11 * w - v * h21) / w2
         det = a * d - b * c
         ok = np.abs(det) > 1e-12
         # J^-1 = [[d, -b], [-c, a]] / det, so J^-1 J^-T = [[d^2 + b^2, -(cd + ab)],
@@ -335,7 +348,8 @@ class MotionModel:
         out[:, 0, 1] = off
         out[:, 1, 0] = off
         out[:, 1, 1] = (c * c + a * a) * k
-        out[~ok] = 0.0
+        if not ok.all():
+            out[~ok] = 0.0
         return out
 
     def sigma_image_mm(self, xy: np.ndarray) -> np.ndarray:
@@ -486,10 +500,10 @@ class TableState:
                                           np.float64),
                   "state": _check("state", self.state, (n,), str),
                   "pocket": _check("pocket", self.pocket, (n,), str)}
-        bad = [s for s in arrays["state"] if s not in TRACK_STATES]
-        if bad:
+        if not _TRACK_STATE_SET.issuperset(arrays["state"].tolist()):
+            bad = [s for s in arrays["state"] if s not in TRACK_STATES]
             raise ValueError(f"TableState.state must be one of {TRACK_STATES}, got {bad[0]!r}")
-        if n and ((arrays["classes"] < 0) | (arrays["classes"] >= N_CLASSES)).any():
+        if n and (arrays["classes"].min() < 0 or arrays["classes"].max() >= N_CLASSES):
             raise ValueError("TableState.classes must index BALL_CLASSES")
         for name, arr in arrays.items():
             arr.setflags(write=False)
@@ -648,6 +662,9 @@ class BallTracker:
         self._free: dict[int, float] = {}
         self._path_start: dict[int, np.ndarray] = {}  # id(track) -> last seen before this frame
         self._last_state: TableState | None = None
+        # the last state's (track_id, cls, status, pocket) of each track and their arrays
+        self._labels: list[tuple] | None = None
+        self._label_arrays: tuple[np.ndarray, ...] = ()
         # time of the source's last frame, and how much of it repeated pictures took: the
         # motion runs on source time minus that lag (events report source time)
         self._t_source: float | None = None
@@ -713,10 +730,14 @@ class BallTracker:
         matched: set[int] = set()
         # where each ball was last seen before this frame: the start of its path to this frame
         # (pass 1 moves ``last_seen_x`` of the balls it finds to this frame)
-        self._path_start = {id(tr): tr.last_seen_x[:2].copy() for tr in active}
+        self._path_start = {id(tr): tr.last_seen_x[:2] for tr in active}
         # Pass 1: gated likelihood assignment.
         pairs, d2, r = self._assign_gated(active, z, cls, conf)
-        self._free = self._may_move(active, t)
+        # which resting balls may have been set moving matters only to one detected off its
+        # place (``_measure``)
+        off_place = any(not active[i].moving and d2[i, j] > self.config.restless_chi2
+                        for i, j in pairs)
+        self._free = self._may_move(active, t) if off_place else {}
         self._note_strikers(active, t)
         # a moving ball that took another class's detection while one of its own class is left
         # over may have been deflected out of its gate by a collision that sent the ball it
@@ -747,7 +768,7 @@ class BallTracker:
             tr.last_z = z[jj].copy()
             self._relaunch(tr, z[jj], t, reach[i])
             self._vote(tr, cls[jj], conf[jj])
-            self._seen(tr, t, frame_index)
+            self._seen([tr], t, frame_index)
             used[jj] = True
             matched.add(i)
         self._take_pairs(active, back, z, cls, conf, d2, r, t, frame_index, used, matched)
@@ -765,17 +786,19 @@ class BallTracker:
                     matched: set[int]) -> None:
         """Pass 1's assignments [(track, detection)]: each track judges its detection
         (``_measure``), the filters take theirs in one batch, and the class votes."""
-        taken = []
-        for i, j in pairs:
-            active[i].last_z = z[j].copy()
-            if self._measure(active[i], z[j], d2[i, j], r[i], t):
-                taken.append((active[i], z[j], r[i]))
+        taken = []  # the pairs whose filters take the detection
+        for (i, j), zj in zip(pairs, z[[j for _, j in pairs]]):
+            active[i].last_z = zj
+            if self._measure(active[i], zj, d2[i, j], r[i], t):
+                taken.append((i, j))
             used[j] = True
             matched.add(i)
-        self._take_measurements(taken, t)
+        if taken:
+            rows, cols = np.array(taken).T
+            self._take_measurements([active[i] for i, _ in taken], z[cols], r[rows], t)
         for i, j in pairs:
             self._vote(active[i], cls[j], conf[j])
-            self._seen(active[i], t, frame)
+        self._seen([active[i] for i, _ in pairs], t, frame)
 
     def _repeated(self, z: np.ndarray, t: float) -> bool:
         """Whether the frame repeats the previous picture: every ball seen moving in the last
@@ -828,7 +851,8 @@ class BallTracker:
             return z, cls, conf
         reach = self.config.merge_frac * self.config.table.ball_diameter_mm
         gap = np.hypot(*(z[:, None] - z[None]).transpose(2, 0, 1))
-        if not (gap[np.triu_indices(k, 1)] < reach).any():
+        # every detection is within reach of itself: a pair is near when more are
+        if np.count_nonzero(gap < reach) == k:
             return z, cls, conf
         taken = np.zeros(k, bool)
         out_z, out_c, out_p = [], [], []
@@ -982,10 +1006,11 @@ class BallTracker:
         p = np.array([tr.kf.x[:2] for tr in tracks])
         launched = [tr.launch[1] if tr.launch and t - tr.launch[0] <= c.launch_window_s
                     else 0.0 for tr in tracks]
-        bound = np.array([max(self._recent_speed(tr) * c.kick_slack, v) if tr.moving else 0.0
+        on_table = [tr for tr in self.tracks if tr.active]
+        recent = dict(zip(map(id, on_table), self._recent_speeds(on_table)))
+        bound = np.array([max(recent[id(tr)] * c.kick_slack, v) if tr.moving else 0.0
                           for tr, v in zip(tracks, launched)])
-        movers = [(tr, v) for tr in self.tracks if tr.active
-                  and (v := self._recent_speed(tr)) >= c.rest_speed_mm_s]
+        movers = [(tr, v) for tr in on_table if (v := recent[id(tr)]) >= c.rest_speed_mm_s]
         if movers:
             a = np.array([self._path_start.get(id(tr), tr.last_seen_x[:2]) for tr, _ in movers])
             b = np.array([tr.kf.x[:2] for tr, _ in movers])
@@ -1059,16 +1084,11 @@ class BallTracker:
             return False
         return True
 
-    def _take_measurements(self, taken: list[tuple[_Track, np.ndarray, np.ndarray]], t: float
+    def _take_measurements(self, tracks: list[_Track], z: np.ndarray, r: np.ndarray, t: float
                            ) -> None:
-        """Update the filters of the tracks in ``taken`` [(track, detection (2,) mm, its noise
-        (2, 2))] in one batch, each through its regime's H."""
-        if not taken:
-            return
+        """Update the filters of N ``tracks`` with their detections ``z`` (N, 2) mm of noises
+        ``r`` (N, 2, 2) in one batch, each through its regime's H."""
         c, m = self.config, self.model
-        tracks = [tr for tr, _, _ in taken]
-        z = np.array([zj for _, zj, _ in taken])
-        r = np.array([rj for _, _, rj in taken])
         moving = np.array([tr.moving for tr in tracks])
         x = np.array([tr.kf.x for tr in tracks])
         h = np.where(moving[:, None, None], m.h_moving, m.h_rest)
@@ -1077,16 +1097,19 @@ class BallTracker:
         reopen = c.rest_shift_mm + np.sqrt(np.maximum(r[:, 0, 0] + r[:, 1, 1]
                                                       - 2 * c.rest_sigma_mm ** 2, 0.0))
         x, p = m.update(x, np.array([tr.kf.P for tr in tracks]), z, r, h)
+        # a nudge (a kiss, a touching ball settling): re-open a resting estimate to follow it;
+        # the running mean of pure noise keeps within a third of its std (worked out for every
+        # track, kept for the resting ones)
+        shift = 0.8 * np.array([tr.shift for tr in tracks]) + 0.2 * innovation
+        nudged = (np.hypot(shift[:, 0], shift[:, 1]) > reopen).tolist()
         for k, tr in enumerate(tracks):
             tr.kf.x, tr.kf.P = x[k], p[k]
-            if tr.moving:
+            if moving[k]:
                 self._maybe_rest(tr, t)
                 continue
             tr.anchor_t = t
-            # a nudge (a kiss, a touching ball settling): re-open the estimate to follow it;
-            # the running mean of pure noise keeps within a third of its std
-            tr.shift = 0.8 * tr.shift + 0.2 * innovation[k]
-            if np.hypot(*tr.shift) > reopen[k]:
+            tr.shift = shift[k]
+            if nudged[k]:
                 tr.kf.P[:2, :2] += r[k]
                 tr.shift[:] = 0
 
@@ -1094,20 +1117,27 @@ class BallTracker:
         if cls >= 0:
             tr.votes[cls] += conf
 
-    def _seen(self, tr: _Track, t: float, frame: int) -> None:
-        tr.status, tr.judged = "seen", False
-        tr.last_seen_t, tr.last_seen_frame = t, frame
-        tr.last_seen_x = tr.kf.x.copy()
+    def _seen(self, tracks: list[_Track], t: float, frame: int) -> None:
+        """Note that ``tracks`` were seen at ``t``: where, and how fast."""
+        if not tracks:
+            return
+        x = np.array([tr.kf.x for tr in tracks])
+        speeds = np.hypot(x[:, 2], x[:, 3]).tolist()
         window = self.config.launch_window_s
-        tr.speeds = [(ts, v) for ts, v in tr.speeds if t - ts <= window]
-        tr.speeds.append((t, float(np.hypot(*tr.kf.x[2:]))))
+        for tr, xk, speed in zip(tracks, x, speeds):
+            tr.status, tr.judged = "seen", False
+            tr.last_seen_t, tr.last_seen_frame = t, frame
+            tr.last_seen_x = xk  # replaced at each sighting, never changed in place
+            tr.speeds = [(ts, v) for ts, v in tr.speeds if t - ts <= window]
+            tr.speeds.append((t, speed))
 
-    def _recent_speed(self, tr: _Track) -> float:
-        """The fastest ``tr`` was seen going within launch_window_s (mm/s): a ball that has just
-        struck another has just slowed down."""
+    def _recent_speeds(self, tracks: list[_Track]) -> list[float]:
+        """The fastest each of ``tracks`` was seen going within launch_window_s (mm/s): a ball
+        that has just struck another has just slowed down."""
         window = self.config.launch_window_s
-        return max([float(np.hypot(*tr.kf.x[2:]))]
-                   + [v for ts, v in tr.speeds if self._t - ts <= window])
+        now = np.hypot(*np.array([tr.kf.x[2:] for tr in tracks]).reshape(-1, 2).T).tolist()
+        return [max([speed] + [v for ts, v in tr.speeds if self._t - ts <= window])
+                for tr, speed in zip(tracks, now)]
 
     def _relaunch(self, tr: _Track, z, t: float, bound: float | None = None) -> None:
         """The ball is moving (struck, kissed or deflected): restart its filter at ``z`` with
@@ -1180,14 +1210,14 @@ class BallTracker:
         s = np.clip(np.einsum("nmi,mi->nm", p[:, None] - a[None], ab) / L2, 0.0, 1.0)
         gap = np.hypot(*(p[:, None] - (a[None] + s[..., None] * ab[None])).transpose(2, 0, 1))
         reach = c.kick_reach_mm + 3 * self.model.sigma_image_mm(p)
-        for i, tr in enumerate(resting):
-            j = int(np.argmin(gap[i]))
+        nearest = gap.argmin(axis=1)
+        within = gap[np.arange(len(resting)), nearest] <= reach
+        for tr, j in zip((tr for tr, w in zip(resting, within) if w), nearest[within].tolist()):
             # the approach that sent it off: while it was still seen, or just after it vanished
             # when none was noted then (the white cued into a ball in one frame), never a later
             # pass over the place it vanished from
             recent = tr.struck is not None and tr.struck[0] >= tr.last_seen_t - c.launch_window_s
-            if gap[i, j] <= reach[i] and (tr.status == "seen" or (
-                    not recent and t - tr.last_seen_t <= c.launch_window_s)):
+            if tr.status == "seen" or (not recent and t - tr.last_seen_t <= c.launch_window_s):
                 tr.struck = (t, movers[j])
 
     def _missed(self, tr: _Track, t: float, frame: int) -> None:
@@ -1321,9 +1351,11 @@ class BallTracker:
     # -- new balls ---------------------------------------------------------------------------------
     def _candidates_step(self, z, cls, conf, t: float, frame: int) -> None:
         c = self.config
+        if not len(z) and not self.candidates:
+            return  # nothing new, nothing pending
         # detections on top of a ball already tracked are that ball's duplicates
-        on = [tr.kf.x[:2] for tr in self.tracks if tr.status == "seen"]
-        if len(z) and on:
+        on = [tr.kf.x[:2] for tr in self.tracks if tr.status == "seen"] if len(z) else []
+        if on:
             d = np.hypot(*(z[:, None] - np.array(on)[None]).transpose(2, 0, 1)).min(axis=1)
             keep = d > 0.7 * c.table.ball_diameter_mm
             z, cls, conf = z[keep], cls[keep], conf[keep]
@@ -1545,9 +1577,14 @@ class BallTracker:
         first track's class, or taking a free id (for a red, that of the lost red it is,
         ``_take_red_number``)."""
         c = self.config
-        for tr in self.tracks:
-            best = int(np.argmax(tr.votes))
-            if (not tr.active or best == tr.cls or tr.votes[best] < c.relabel_votes
+        if not self.tracks:
+            return
+        # the votes stay as they are below; the classes may swap
+        votes = np.array([tr.votes for tr in self.tracks])
+        favoured = votes.argmax(axis=1)
+        strong = votes.max(axis=1) >= c.relabel_votes
+        for tr, best, clear in zip(self.tracks, favoured.tolist(), strong.tolist()):
+            if (not clear or not tr.active or best == tr.cls
                     or tr.votes[best] < c.relabel_ratio * tr.votes[tr.cls]):
                 continue
             if best == RED:
@@ -1596,7 +1633,7 @@ class BallTracker:
     def _new_track(self, name: str, k: int, cd: _Candidate, t: float, frame: int) -> _Track:
         kf, moving = self._filter_for(cd)
         tr = _Track(name, k, kf, moving, votes=cd.votes.copy(), anchor_t=t, born_t=cd.first_t)
-        self._seen(tr, t, frame)
+        self._seen([tr], t, frame)
         return tr
 
     def _restart(self, tr: _Track, cd: _Candidate, t: float, frame: int) -> None:
@@ -1604,7 +1641,7 @@ class BallTracker:
         tr.votes += cd.votes
         tr.pocket, tr.restless, tr.slow_since, tr.anchor_t = "", 0, None, t
         tr.shift[:] = 0
-        self._seen(tr, t, frame)
+        self._seen([tr], t, frame)
 
     def _placed(self, tr: _Track, cd: _Candidate, frame: int) -> None:
         table = self.config.table
@@ -1622,15 +1659,17 @@ class BallTracker:
     # -- output ------------------------------------------------------------------------------------
     def _state(self, frame: int, t: float) -> TableState:
         trs = self.tracks
-        n = len(trs)
-        xy = np.full((n, 2), np.nan)
-        vel = np.zeros((n, 2))
-        for i, tr in enumerate(trs):
-            if tr.active:
-                xy[i] = tr.kf.x[:2]
-                vel[i] = tr.kf.x[2:]
+        x = np.array([tr.kf.x for tr in trs]).reshape(-1, 4)
+        active = np.array([tr.active for tr in trs], bool)[:, None]
         events = tuple({**e, "t": self._source_time.get(e["t"], e["t"])} for e in self._events)
-        return TableState(frame, t, np.array([tr.track_id for tr in trs], dtype=str),
-                          np.array([tr.cls for tr in trs], np.int64), xy, vel,
-                          np.array([tr.status for tr in trs], dtype=str),
-                          np.array([tr.pocket for tr in trs], dtype=str), events)
+        # who is who changes seldom: the last frame's arrays (read-only) serve again
+        labels = [(tr.track_id, tr.cls, tr.status, tr.pocket) for tr in trs]
+        if labels != self._labels:
+            self._labels = labels
+            self._label_arrays = (np.array([tr.track_id for tr in trs], dtype=str),
+                                  np.array([tr.cls for tr in trs], np.int64),
+                                  np.array([tr.status for tr in trs], dtype=str),
+                                  np.array([tr.pocket for tr in trs], dtype=str))
+        ids, classes, status, pocket = self._label_arrays
+        return TableState(frame, t, ids, classes, np.where(active, x[:, :2], np.nan),
+                          np.where(active, x[:, 2:], 0.0), status, pocket, events)

@@ -13,14 +13,17 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from filterpy.kalman import KalmanFilter
+from scipy.optimize import linear_sum_assignment
 
 from calibration.specs import BALL_CLASSES, SNOOKER
 from tracker.track import (
+    _INFEASIBLE,
     TRACKS_HEADER,
     BallTracker,
     MotionModel,
     TableState,
     TrackerConfig,
+    _assign,
     tracks_rows,
 )
 
@@ -576,6 +579,25 @@ def test_noise_of_many_balls_at_once_matches_each_ball_alone():
     moving = np.array([False, True, True, True])
     want = [m.r_moving(v[2:], v[:2]) if mv else m.r_rest_at(v[:2]) for v, mv in zip(x, moving)]
     np.testing.assert_allclose(m.r_balls(x, moving), want, rtol=1e-12)
+
+
+def test_assignment_without_contention_matches_the_solver():
+    # every track within reach of one detection at most (balls at rest, far apart) is settled
+    # without the solver: the same pairs as the solver on the padded problem
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        n, k = rng.integers(1, 8, size=2)
+        cost = np.full((n, k), _INFEASIBLE)
+        for i, j in zip(rng.permutation(n)[:min(n, k)], rng.permutation(k)):
+            if rng.random() < 0.8:
+                cost[i, j] = rng.normal(3.0, 4.0)
+        unmatched = rng.normal(5.0, 3.0, size=n)
+        padded = np.full((n, k + n), _INFEASIBLE)
+        padded[:, :k] = cost
+        padded[np.arange(n), k + np.arange(n)] = unmatched
+        rows, cols = linear_sum_assignment(padded)
+        keep = cols < k
+        assert _assign(cost, unmatched) == list(zip(rows[keep].tolist(), cols[keep].tolist()))
 
 
 def test_kalman_step_of_many_balls_matches_filterpy_ball_by_ball():
