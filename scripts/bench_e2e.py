@@ -149,9 +149,10 @@ def run_live(path: Path) -> dict:
     src = PacedClip(path, meta["fps"])
     scores = []
     processed = 0
-    for frame in src.frames():
+    # as ``cueball track`` runs a live source
+    for res in pipe.run(src.frames(), ahead=False):
         processed += 1
-        for e in pipe.process(frame).events:
+        for e in res.events:
             if e["type"] == "score":
                 scores.append((e, time.perf_counter()))
     scores += [(e, time.perf_counter()) for e in pipe.finish() if e["type"] == "score"]

@@ -265,10 +265,12 @@ class Pipeline:
 
     def _run_split(self, shrunk: Iterable[tuple[Frame, object]], depth: int = 4
                    ) -> Iterator[FrameResult]:
-        """``run`` of the frames and their work images ``shrunk`` with the stages after colour
-        in a worker process, up to ``depth`` frames behind. Each frame's detections go to it,
-        with the calibration when it changed; the worker's results come back in frame order,
-        and its stages' state at the end."""
+        """``run`` of the frames and their work images ``shrunk`` with the stages after
+        detection (colour, when ``detect`` has it as a stage of its own, tracking, shots, the
+        referee) in a worker process, up to ``depth`` frames behind. Each frame's detections go
+        to it (nothing when they are the very same as the frame before's), with the colour
+        stage and the calibration when they changed; the worker's results come back in frame
+        order, and its stages' state at the end."""
         ctx = multiprocessing.get_context(
             "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
         worker_in, outbox = ctx.Pipe(duplex=False)  # (reading end, writing end)
@@ -280,28 +282,36 @@ class Pipeline:
         worker_in.close()
         worker_out.close()
         pending: collections.deque[Frame] = collections.deque()
-        view = None
+        sent: list = [None, None, None]  # the last found, colour stage and view sent
         finished = False
 
         def result() -> FrameResult:
             state, events, xy_px = _received(inbox, worker)
             return FrameResult(pending.popleft(), state, events, xy_px)
 
+        def end() -> None:
+            """The worker's state, once every frame's result is in."""
+            self._follower, classify = _received(inbox, worker)
+            if classify is not None:  # the colour stage, as the worker left it
+                vars(sent[1]).update(vars(classify))
+
         try:
             for frame, work in shrunk:
                 seen = self._see(frame, work)
-                now = (seen.calibration, seen.camera, seen.pockets_px)
-                changed = view is None or any(a is not b for a, b in zip(now, view))
-                view = now
-                outbox.send((frame.index, frame.t, seen.events, self._classified(seen),
-                             now if changed else None))
+                parts = (seen.detections, seen.classify,
+                         (seen.calibration, seen.camera, seen.pockets_px))
+                message = [frame.index, frame.t, seen.events]
+                for k, part in enumerate(parts):
+                    message.append(None if _same(part, sent[k]) else part)
+                    sent[k] = part
+                outbox.send(tuple(message))
                 pending.append(frame)
                 while pending and (len(pending) > depth or inbox.poll()):
                     yield result()
             outbox.send(None)
             while pending:
                 yield result()
-            self._follower = _received(inbox, worker)
+            end()
             finished = True
         finally:
             if not finished and worker.is_alive():
@@ -312,7 +322,7 @@ class Pipeline:
                     while pending:
                         pending.popleft()
                         _received(inbox, worker)
-                    self._follower = _received(inbox, worker)
+                    end()
                 except BaseException:  # what went wrong first is what is raised
                     pass
             outbox.close()
@@ -443,16 +453,30 @@ def _ball_px(xy_mm: np.ndarray, camera, calibration: Calibration,
     return out
 
 
+def _same(a, b) -> bool:
+    """Whether ``a`` is the very object ``b`` (or a tuple of the very objects of ``b``)."""
+    if a is b:
+        return True
+    return (type(a) is tuple and type(b) is tuple and len(a) == len(b)
+            and all(x is y for x, y in zip(a, b)))
+
+
 def _follow_in_worker(follower: _Follower, inbox, outbox) -> None:
-    """A worker process of ``Pipeline.run``: each frame's detections from ``inbox`` through
-    ``follower``, the results to ``outbox``; at the end (None), the follower itself. An error
-    is sent on instead. Ctrl-C is the pipeline's to handle: it stops the worker in good
-    order."""
+    """A worker process of ``Pipeline.run``: each frame's detections from ``inbox``, classified
+    by the colour stage sent with them, if any, through ``follower``, the results to ``outbox``
+    (a part sent as None is as the frame before's); at the end (None), the follower itself and
+    the colour stage. An error is sent on instead. Ctrl-C is the pipeline's to handle: it stops
+    the worker in good order."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    found = classify = None
     try:
         while (item := inbox.recv()) is not None:
-            outbox.send(("frame", follower.follow(*item)))
-        outbox.send(("done", follower))
+            index, t, events, new_found, new_classify, view = item
+            found = found if new_found is None else new_found
+            classify = classify if new_classify is None else new_classify
+            det = found if classify is None else classify(found)
+            outbox.send(("frame", follower.follow(index, t, events, det, view)))
+        outbox.send(("done", (follower, classify)))
     except BaseException as exc:  # handed to the pipeline
         try:
             outbox.send(("error", exc))

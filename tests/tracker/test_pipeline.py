@@ -196,14 +196,16 @@ def test_run_ahead_gives_what_process_gives():
     def results(ahead, split):
         pipe = Pipeline(cal, make_detect(cal), monitor_every=2, rebuild=make_detect)
         out = list(pipe.run(frames, ahead=ahead, split=split))
-        return out, pipe.finish()
+        # the colour classifier in force at the end, as it learnt (in the worker or not)
+        return out, pipe.finish(), pipe.detect.stages[2].classifier.means
 
-    one, one_end = results(False, False)
+    one, one_end, one_means = results(False, False)
     assert [e["type"] for r in one for e in r.events].count("calibrated") == 1
-    for two, two_end in (results(True, True), results(False, True)):
+    for two, two_end, two_means in (results(True, True), results(False, True)):
         for a, b in zip(one, two, strict=True):
             assert a.frame.index == b.frame.index and a.events == b.events
             np.testing.assert_array_equal(a.state.track_ids, b.state.track_ids)
             np.testing.assert_array_equal(a.state.xy_mm, b.state.xy_mm)
             np.testing.assert_array_equal(a.xy_px, b.xy_px)
         assert one_end == two_end
+        np.testing.assert_array_equal(one_means, two_means)
