@@ -601,9 +601,10 @@ def _lone_shaped(area, width, height, r):
 
 
 def _grid_sum(image: np.ndarray, at: np.ndarray) -> np.ndarray:
-    """(K,) float32 B + G + R of ``image`` (h, w, 3) at its pixels of flat indices ``at``."""
-    bgr = image.reshape(-1, 3)[at]
-    return bgr[:, 0].astype(np.float32) + bgr[:, 1] + bgr[:, 2]
+    """(K,) float32 B + G + R of ``image`` (h, w, 3) at the pixels of every 8th row and
+    column whose flat indices among them are ``at``."""
+    grid = image[::8, ::8]
+    return (grid[..., 0].astype(np.float32) + grid[..., 1] + grid[..., 2]).reshape(-1)[at]
 
 
 def _first_block(part: _Pieces, i: int) -> tuple[int, int]:
@@ -874,8 +875,7 @@ class BallDetector:
         # changes over the table (a player leaning over it darkens only part of it)
         g = prep.grid
         if "coarse" not in g:  # every 8th pixel each way on the table
-            ys, xs = np.nonzero(prep.mask[::8, ::8])
-            g["coarse"] = 8 * ys * prep.mask.shape[1] + 8 * xs
+            g["coarse"] = np.flatnonzero(prep.mask[::8, ::8])
         if self._seen_sum is None:
             self._seen_sum = _grid_sum(self._seen, g["coarse"])
         then = self._seen_sum
