@@ -172,8 +172,9 @@ class _Shot:
     cue_potted: bool = False
     off_table: list[str] = field(default_factory=list)
     still_since: float | None = None
-    # frames of the shot (and the few before it): (frame, t, {id: (x, y) seen})
-    history: list[tuple[int, float, dict[str, np.ndarray]]] = field(default_factory=list)
+    # frames of the shot (and the few before it): (frame, t, {id: (x, y) seen}, {ids: their
+    # (N, 2) positions}, as :func:`_positions` gathered them)
+    history: list[tuple[int, float, dict[str, np.ndarray], dict]] = field(default_factory=list)
     next_interval: int = 1  # the interval (history[k - 1], history[k]) to look at next
     moved: set[str] = field(default_factory=set)  # balls that have moved in the shot
     last_contact: dict[frozenset, float] = field(default_factory=dict)  # pair -> t
@@ -205,11 +206,18 @@ _UNSEEN = np.full(2, np.nan)
 
 def _positions(history: list, ids: list[str]) -> np.ndarray:
     """(M, N, 2) mm: where the balls ``ids`` (N) were seen at the ``history`` entries (M),
-    NaN where unseen."""
+    NaN where unseen. Each entry keeps what was gathered from it: the windows looked at
+    overlap, mostly over the same balls."""
     if not history or not ids:
         return np.full((len(history), len(ids), 2), np.nan)
-    return np.concatenate([h[2].get(b, _UNSEEN) for h in history for b in ids]).reshape(
-        len(history), len(ids), 2)
+    key = tuple(ids)
+    rows = []
+    for _, _, seen, gathered in history:
+        row = gathered.get(key)
+        if row is None:
+            row = gathered[key] = np.concatenate([seen.get(b, _UNSEEN) for b in ids])
+        rows.append(row)
+    return np.concatenate(rows).reshape(len(history), len(ids), 2)
 
 
 def _fit_lines(t: np.ndarray, xy: np.ndarray, t_ref: float):
@@ -312,7 +320,7 @@ class ShotTracker:
         ids = state.track_ids
         sighted = (state.state == "seen") & np.isfinite(state.xy_mm).all(axis=1)
         seen = dict(zip(ids[sighted].tolist(), state.xy_mm[sighted]))
-        self._recent.append((state.frame, state.t, seen))
+        self._recent.append((state.frame, state.t, seen, {}))
         if self._leaving is not None:
             self._leaving[3].append(self._recent[-1])
         self._last_seen.update(dict.fromkeys(seen, state.t))
@@ -360,7 +368,7 @@ class ShotTracker:
                 k for k, h in enumerate(history) if h[0] == frame), 1)
             out.append({"type": "shot_start", "frame": frame, "t": t, "shot": self._shots})
         else:
-            self._shot.history.append((state.frame, state.t, seen))
+            self._shot.history.append(self._recent[-1])
         shot = self._shot
         shot.classes.update(zip(map(str, ids), state.class_names))
         for e in state.events:
@@ -949,7 +957,7 @@ class ShotTracker:
                             if h[1] <= t0))
         was |= {b for pair, t in shot.last_contact.items() if tid in pair
                 and t0 - W * dt <= t <= t1 for b in pair}
-        for _, t, seen in _since(shot.history, t0):
+        for _, t, seen, _ in _since(shot.history, t0):
             if t > t1:
                 break
             if t > t0 and beside(seen) - was:
@@ -1045,7 +1053,8 @@ class ShotTracker:
         rest = np.array([shot.rest_xy[k] for k in ids])  # (M, 2)
         D = self.table_ball_diameter_mm
         near = D + self.config.contact_tol_mm
-        s = np.clip((rest - a) @ ab / L2, 0.0, 1.0) if L2 >= 1e-9 else np.zeros(len(ids))
+        s = (np.minimum(np.maximum((rest - a) @ ab / L2, 0.0), 1.0) if L2 >= 1e-9
+             else np.zeros(len(ids)))
         gap = np.hypot(*(a + s[:, None] * ab - rest).T)
         for tid in shot.passed.keys() - shot.left.keys():
             if np.hypot(*(w - shot.rest_xy[tid])) >= near:
