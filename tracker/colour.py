@@ -71,7 +71,7 @@ _HUE_NOISE = 170.0
 # the white, brightest, turns to the cloth's colour where the others mostly darken (letting
 # them blur too would make a blurred red a brown).
 _BLUR_SHARES = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
-_BLURS = np.array([c == "white" for c in BALL_CLASSES])
+_BLURS = np.flatnonzero([c == "white" for c in BALL_CLASSES])
 
 
 def features(lab: np.ndarray, cloth_lightness: float) -> np.ndarray:
@@ -138,7 +138,17 @@ def blurred(means: np.ndarray, cloth: np.ndarray, share: float | np.ndarray) -> 
 def _ab(f: np.ndarray) -> np.ndarray:
     """(..., 3) features -> (..., 3) lightness, a* and b*."""
     h = np.radians(f[..., 2])
-    return np.stack([f[..., 0], f[..., 1] * np.cos(h), f[..., 1] * np.sin(h)], -1)
+    out = np.empty(f.shape)
+    out[..., 0], out[..., 1], out[..., 2] = f[..., 0], f[..., 1] * np.cos(h), f[..., 1] * np.sin(h)
+    return out
+
+
+def _features(lab: np.ndarray) -> np.ndarray:
+    """(K, 3) lightness, a* and b* -> (K, 3) features."""
+    out = np.empty(lab.shape)
+    out[:, 0], out[:, 1] = lab[:, 0], np.hypot(lab[:, 1], lab[:, 2])
+    out[:, 2] = np.degrees(np.arctan2(lab[:, 2], lab[:, 1])) % 360
+    return out
 
 
 class _Blur:
@@ -149,9 +159,7 @@ class _Blur:
         self.keep, self.cloth = 1 - s, s * _ab(np.asarray(cloth, float))
 
     def __call__(self, means: np.ndarray) -> np.ndarray:
-        x = (self.keep * _ab(np.asarray(means, float)) + self.cloth).reshape(-1, 3)
-        return np.column_stack([x[:, 0], np.hypot(x[:, 1], x[:, 2]),
-                                np.degrees(np.arctan2(x[:, 2], x[:, 1])) % 360])
+        return _features((self.keep * _ab(np.asarray(means, float)) + self.cloth).reshape(-1, 3))
 
 
 def _with_blur(sharp: np.ndarray, blur: np.ndarray) -> np.ndarray:
@@ -176,7 +184,7 @@ class _Costs:
             # each blurring class at every share at once: (S * B) pseudo-classes
             self.blurred = _Blur(cloth, _BLUR_SHARES.reshape(-1, 1, 1))
             self.blurs = _Likelihood(feats, np.tile(sd[_BLURS], (len(_BLUR_SHARES), 1)))
-            self.share_cost = blur_cost * np.repeat(_BLUR_SHARES, _BLURS.sum())
+            self.share_cost = blur_cost * np.repeat(_BLUR_SHARES, len(_BLURS))
 
     def blur(self, m: np.ndarray) -> np.ndarray:
         """(N, B) cost of each blurring class (means ``m`` (8, 3)) as its likeliest blur over
@@ -218,15 +226,14 @@ class _Slots:
         self.cols = np.repeat(np.arange(k), counts)
         rej = np.broadcast_to(np.asarray(reject_cost, np.float64), (n,))
         self.reject = np.where(np.eye(n, dtype=bool), rej[:, None], 1e9)
+        self.classes = np.concatenate([self.cols, np.full(n, -1)])  # each column's class
 
     def __call__(self, cost: np.ndarray) -> np.ndarray:
         """(N,) class index, -1 for rejected candidates."""
         big = np.concatenate([cost[:, self.cols], self.reject], axis=1)
-        rows, picked = linear_sum_assignment(big)
-        out = np.full(len(cost), -1)
-        slot = picked < len(self.cols)
-        out[rows[slot]] = self.cols[picked[slot]]
-        return out
+        # more columns than candidates: every candidate gets one, in order
+        _, picked = linear_sum_assignment(big)
+        return self.classes[picked]
 
 
 @dataclass
