@@ -224,9 +224,27 @@ def _fit_lines(t: np.ndarray, xy: np.ndarray, t_ref: float):
     """Least-squares lines through each ball's positions: t (M,) s, xy (M, N, 2) mm with NaN
     where unseen. Returns (position at t_ref (N, 2), velocity (N, 2) mm/s, ok (N,): two or more
     points)."""
+    return _fit((t - t_ref)[:, None], xy)
+
+
+def _fit_either_side(t: np.ndarray, xy: np.ndarray, nb: int):
+    """:func:`_fit_lines` of the positions before entry ``nb`` (at t[nb - 1]) and of those
+    from it on (at t[nb]) -> ((pb, vb, okb), (pa, va, oka))."""
+    n = xy.shape[1]
+    if 2 * nb != len(t) or n < 2:
+        return _fit_lines(t[:nb], xy[:nb], t[nb - 1]), _fit_lines(t[nb:], xy[nb:], t[nb])
+    # as one set of 2N lines (with two balls or more, each line's sums run as they would apart)
+    tt = np.empty((nb, 2 * n))
+    tt[:, :n], tt[:, n:] = (t[:nb] - t[nb - 1])[:, None], (t[nb:] - t[nb])[:, None]
+    p, v, ok = _fit(tt, np.concatenate([xy[:nb], xy[nb:]], axis=1))
+    return (p[:n], v[:n], ok[:n]), (p[n:], v[n:], ok[n:])
+
+
+def _fit(tt: np.ndarray, xy: np.ndarray):
+    """:func:`_fit_lines` with the times from the reference ``tt`` (M, 1), or (M, N) each
+    ball's own."""
     w = np.isfinite(xy[..., 0]).astype(float)  # (M, N)
     x = np.where(np.isnan(xy), 0.0, xy)
-    tt = (t - t_ref)[:, None]
     wt = w * tt
     s0, s1, s2 = w.sum(0), wt.sum(0), (wt * tt).sum(0)
     sx = (w[..., None] * x).sum(0)
@@ -425,15 +443,14 @@ class ShotTracker:
         cfg, W = self.config, int(self.config.fit_frames)
         lo, hi = max(k - W, 0), min(k + W, len(shot.history))
         hist = shot.history[lo:hi]
-        ids = sorted({b for h in hist for b in h[2]})
+        ids = sorted(set().union(*(h[2] for h in hist)))
         if not ids:
             return []
         t = np.array([h[1] for h in hist])
         xy = _positions(hist, ids)
         nb = k - lo
         t0, t1 = t[nb - 1], t[nb]
-        pb, vb, okb = _fit_lines(t[:nb], xy[:nb], t0)
-        pa, va, oka = _fit_lines(t[nb:], xy[nb:], t1)
+        (pb, vb, okb), (pa, va, oka) = _fit_either_side(t, xy, nb)
         span = float(t[nb:].sum() / (len(t) - nb) - t[:nb].sum() / nb)  # between the means
         kick = cfg.kick_mm_s + cfg.friction_mm_s2 * span
         # a ball that has not moved yet rests where it was: its line before is that place
@@ -457,7 +474,8 @@ class ShotTracker:
             depart[n] = float(min(max(t1 - back, t[0]), t1))
         kicked = okb & oka & (np.hypot(*dv.T) > kick)
         # a line before that spans a contact of an earlier interval holds on neither side of it
-        spanned = np.array([any(t[0] < h <= t0 for h in shot.hit_at.get(b, ())) for b in ids])
+        hit = {b for b, when in shot.hit_at.items() if any(t[0] < h <= t0 for h in when)}
+        spanned = np.array([b in hit for b in ids])
         # nor one that spans a bounce an earlier interval dated
         off = {c for (c, _), h in shot.last_cushion.items() if t[0] < h <= t0}
         bounced = np.array([b in off for b in ids])
@@ -500,15 +518,14 @@ class ShotTracker:
             return []
         hist = shot.history[k - W:k + W]
         t = np.array([h[1] for h in hist])
-        ids = sorted(b for b in {b for h in hist for b in h[2]} & shot.moved
+        ids = sorted(b for b in set().union(*(h[2] for h in hist)) & shot.moved
                      if not any(t[0] <= c <= t[-1] for c in shot.hit_at.get(b, ())))
         if not ids:
             return []
         xy = _positions(hist, ids)
         t0, t1 = t[W - 1], t[W]
         dt = t1 - t0
-        pb, vb, okb = _fit_lines(t[:W], xy[:W], t0)
-        pa, va, oka = _fit_lines(t[W:], xy[W:], t1)
+        (pb, vb, okb), (pa, va, oka) = _fit_either_side(t, xy, W)
         seen = np.isfinite(xy[..., 0])
         ok = okb & oka & (seen[:W].sum(axis=0) >= W - 1) & (seen[W:].sum(axis=0) >= W - 1)
         reach = self._nose_reach_mm
