@@ -428,7 +428,7 @@ class ShotTracker:
             return True
         recent = _since(shot.history, state.t - cfg.smooth_s)
         t = np.array([h[1] for h in recent])
-        ids = [str(state.track_ids[i]) for i in on]
+        ids = state.track_ids[on].tolist()
         xy = _positions(recent, ids)
         _, v, ok = _fit_lines(t, xy, state.t)
         enough = ok & (np.isfinite(xy[..., 0]).sum(axis=0) >= 3)
