@@ -62,15 +62,16 @@ PRIOR_STD = {
 }
 # Classes whose lightness and chroma follow the exposure (white and yellow are near the
 # sensor's top), and the warm classes whose hue follows the footage's white balance on red.
-_EXPOSED = np.array([c not in ("white", "yellow") for c in BALL_CLASSES])
-_WARM = np.array([c in ("red", "pink", "brown") for c in BALL_CLASSES])
+_EXPOSED = np.flatnonzero([c not in ("white", "yellow") for c in BALL_CLASSES])
+_WARM = np.flatnonzero([c in ("red", "pink", "brown") for c in BALL_CLASSES])
+_RED = BALL_CLASSES.index("red")
 # Hue noise (degrees) of a colour of chroma 1: a* and b* are each good to ~3 units.
 _HUE_NOISE = 170.0
 # Shares of the cloth's colour in a blurred ball's body colour, and the classes that show it:
 # the white, brightest, turns to the cloth's colour where the others mostly darken (letting
 # them blur too would make a blurred red a brown).
 _BLUR_SHARES = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
-_BLURS = np.array([c == "white" for c in BALL_CLASSES])
+_BLURS = np.flatnonzero([c == "white" for c in BALL_CLASSES])
 
 
 def features(lab: np.ndarray, cloth_lightness: float) -> np.ndarray:
@@ -86,15 +87,33 @@ def _hue_diff(h: np.ndarray, h0: np.ndarray) -> np.ndarray:
     return (h - h0 + 180.0) % 360.0 - 180.0
 
 
-def _z2(feats: np.ndarray, m: np.ndarray, sd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(N, K) squared Mahalanobis distances of features (N, 3) from class means ``m`` (K, 3)
-    with spreads ``sd`` (K, 3), and the (N, K) hue spreads used: the hue of a weakly coloured
-    ball is uncertain, its spread grows as 1 / chroma."""
-    z_l = (feats[:, None, 0] - m[None, :, 0]) / sd[None, :, 0]
-    z_c = (feats[:, None, 1] - m[None, :, 1]) / sd[None, :, 1]
-    sd_h = np.sqrt(sd[None, :, 2] ** 2 + (_HUE_NOISE / np.maximum(feats[:, None, 1], 1)) ** 2)
-    z_h = _hue_diff(feats[:, None, 2], m[None, :, 2]) / sd_h
-    return z_l**2 + z_c**2 + z_h**2, sd_h
+def _median(x: np.ndarray) -> float:
+    """The median of a few finite values (N,), as ``np.median`` gives it (the mean of the
+    middle two when N is even)."""
+    s = sorted(x.tolist())
+    h = len(s) // 2
+    return s[h] if len(s) % 2 else (s[h - 1] + s[h]) / 2
+
+
+class _Likelihood:
+    """(N, K) negative log-likelihoods (up to a constant) of balls ``feats`` (N, 3) under
+    classes of spreads ``sd`` (K, 3), for any class means (K, 3). The hue of a weakly coloured
+    ball is uncertain: its spread grows as 1 / chroma. What depends on the balls and the
+    spreads alone (the hue spreads, the normalisers) is worked out once: a frame's balls are
+    costed under several means."""
+
+    def __init__(self, feats: np.ndarray, sd: np.ndarray):
+        self.l, self.c, self.h = feats[:, 0:1], feats[:, 1:2], feats[:, 2:3]
+        self.sd_l, self.sd_c = sd[:, 0], sd[:, 1]
+        self.sd_h = np.sqrt(sd[None, :, 2] ** 2
+                            + (_HUE_NOISE / np.maximum(feats[:, None, 1], 1)) ** 2)
+        self.norm_lc, self.norm_h = np.log(self.sd_l * self.sd_c), np.log(self.sd_h)
+
+    def __call__(self, m: np.ndarray) -> np.ndarray:
+        z_l = (self.l - m[:, 0]) / self.sd_l
+        z_c = (self.c - m[:, 1]) / self.sd_c
+        z_h = _hue_diff(self.h, m[:, 2]) / self.sd_h
+        return 0.5 * (z_l**2 + z_c**2 + z_h**2) + self.norm_lc + self.norm_h
 
 
 def cloth_lab(cloth: ClothModel) -> np.ndarray:
@@ -112,14 +131,35 @@ def blurred(means: np.ndarray, cloth: np.ndarray, share: float | np.ndarray) -> 
     the cloth's colour (features (3,)) mixed in, as motion blur mixes them: the mixing is
     linear in lightness, a* and b*. For S shares, (S * K, 3): every mean at the first share,
     then at the second, and so on."""
-    def ab(f):
-        h = np.radians(f[..., 2])
-        return np.stack([f[..., 0], f[..., 1] * np.cos(h), f[..., 1] * np.sin(h)], -1)
-
     s = np.asarray(share, float).reshape(-1, 1, 1)
-    x = ((1 - s) * ab(np.asarray(means, float)) + s * ab(np.asarray(cloth, float))).reshape(-1, 3)
-    return np.column_stack([x[:, 0], np.hypot(x[:, 1], x[:, 2]),
-                            np.degrees(np.arctan2(x[:, 2], x[:, 1])) % 360])
+    return _Blur(cloth, s)(means)
+
+
+def _ab(f: np.ndarray) -> np.ndarray:
+    """(..., 3) features -> (..., 3) lightness, a* and b*."""
+    h = np.radians(f[..., 2])
+    out = np.empty(f.shape)
+    out[..., 0], out[..., 1], out[..., 2] = f[..., 0], f[..., 1] * np.cos(h), f[..., 1] * np.sin(h)
+    return out
+
+
+def _features(lab: np.ndarray) -> np.ndarray:
+    """(K, 3) lightness, a* and b* -> (K, 3) features."""
+    out = np.empty(lab.shape)
+    out[:, 0], out[:, 1] = lab[:, 0], np.hypot(lab[:, 1], lab[:, 2])
+    out[:, 2] = np.degrees(np.arctan2(lab[:, 2], lab[:, 1])) % 360
+    return out
+
+
+class _Blur:
+    """:func:`blurred` over one cloth (features (3,)) at shares ``s`` (S, 1, 1), for any
+    means: the cloth's part is mixed once."""
+
+    def __init__(self, cloth: np.ndarray, s: np.ndarray):
+        self.keep, self.cloth = 1 - s, s * _ab(np.asarray(cloth, float))
+
+    def __call__(self, means: np.ndarray) -> np.ndarray:
+        return _features((self.keep * _ab(np.asarray(means, float)) + self.cloth).reshape(-1, 3))
 
 
 def _with_blur(sharp: np.ndarray, blur: np.ndarray) -> np.ndarray:
@@ -127,6 +167,34 @@ def _with_blur(sharp: np.ndarray, blur: np.ndarray) -> np.ndarray:
     out = sharp.copy()
     out[:, _BLURS] = np.minimum(out[:, _BLURS], blur)
     return out
+
+
+class _Costs:
+    """(N, 8) class costs of balls ``feats`` (N, 3) under any class means (8, 3), as
+    :meth:`ColourClassifier.cost` gives them for spreads ``sd`` (8, 3): given the cloth's
+    features ``cloth`` (3,), the blurring classes may also be blurred over the cloth, at
+    ``blur_cost`` per unit share of cloth."""
+
+    def __init__(self, feats: np.ndarray, sd: np.ndarray, blur_cost: float,
+                 cloth: np.ndarray | None = None):
+        self.n = len(feats)
+        self.sharp = _Likelihood(feats, sd)
+        self.cloth = cloth
+        if cloth is not None:
+            # each blurring class at every share at once: (S * B) pseudo-classes
+            self.blurred = _Blur(cloth, _BLUR_SHARES.reshape(-1, 1, 1))
+            self.blurs = _Likelihood(feats, np.tile(sd[_BLURS], (len(_BLUR_SHARES), 1)))
+            self.share_cost = blur_cost * np.repeat(_BLUR_SHARES, len(_BLURS))
+
+    def blur(self, m: np.ndarray) -> np.ndarray:
+        """(N, B) cost of each blurring class (means ``m`` (8, 3)) as its likeliest blur over
+        the cloth."""
+        c = self.blurs(self.blurred(m[_BLURS])) + self.share_cost
+        return c.reshape(self.n, len(_BLUR_SHARES), -1).min(1)
+
+    def __call__(self, m: np.ndarray) -> np.ndarray:
+        sharp = self.sharp(m)
+        return sharp if self.cloth is None else _with_blur(sharp, self.blur(m))
 
 
 def max_counts(table: SnookerTableSpec = SNOOKER) -> np.ndarray:
@@ -145,16 +213,27 @@ def assign(cost: np.ndarray, counts: np.ndarray, reject_cost: float | np.ndarray
     n, k = cost.shape
     if n == 0:
         return np.zeros(0, int)
-    counts = np.minimum(np.asarray(counts, int), n)
-    cols = np.repeat(np.arange(k), counts)
-    rej = np.broadcast_to(np.asarray(reject_cost, np.float64), (n,))
-    big = np.concatenate([cost[:, cols], np.where(np.eye(n, dtype=bool), rej[:, None], 1e9)],
-                         axis=1)
-    rows, picked = linear_sum_assignment(big)
-    out = np.full(n, -1)
-    slot = picked < len(cols)
-    out[rows[slot]] = cols[picked[slot]]
-    return out
+    return _Slots(n, k, counts, reject_cost)(cost)
+
+
+class _Slots:
+    """:func:`assign` for N candidates and K classes under fixed ``counts`` and
+    ``reject_cost``, for any (N, K) costs: the slots (a column per ball a class may have, a
+    "not a ball" column per candidate) are laid out once for a frame's rounds."""
+
+    def __init__(self, n: int, k: int, counts: np.ndarray, reject_cost: float | np.ndarray):
+        counts = np.minimum(np.asarray(counts, int), n)
+        self.cols = np.repeat(np.arange(k), counts)
+        rej = np.broadcast_to(np.asarray(reject_cost, np.float64), (n,))
+        self.reject = np.where(np.eye(n, dtype=bool), rej[:, None], 1e9)
+        self.classes = np.concatenate([self.cols, np.full(n, -1)])  # each column's class
+
+    def __call__(self, cost: np.ndarray) -> np.ndarray:
+        """(N,) class index, -1 for rejected candidates."""
+        big = np.concatenate([cost[:, self.cols], self.reject], axis=1)
+        # more columns than candidates: every candidate gets one, in order
+        _, picked = linear_sum_assignment(big)
+        return self.classes[picked]
 
 
 @dataclass
@@ -215,21 +294,7 @@ class ColourClassifier:
         ``blur_cost`` per unit share of cloth."""
         m = self.means if means is None else means
         sd = self.stds if stds is None else stds
-        if cloth is not None:
-            return _with_blur(self.cost(feats, m, sd), self._blur_cost(feats, m, sd, cloth))
-        z2, sd_h = _z2(feats, m, sd)
-        return 0.5 * z2 + np.log(sd[None, :, 0] * sd[None, :, 1]) + np.log(sd_h)
-
-    def _blur_cost(self, feats: np.ndarray, m: np.ndarray, sd: np.ndarray, cloth: np.ndarray
-                   ) -> np.ndarray:
-        """(N, B) cost of each blurring class (means ``m`` (8, 3), spreads ``sd``) as its
-        likeliest blur over the cloth (features ``cloth`` (3,)), for :meth:`cost`."""
-        # each blurring class at every share at once: (S * B) pseudo-classes
-        shares = np.repeat(_BLUR_SHARES, _BLURS.sum())
-        mb = blurred(m[_BLURS], cloth, _BLUR_SHARES)
-        c = self.cost(feats, mb, np.tile(sd[_BLURS], (len(_BLUR_SHARES), 1)))
-        c = (c + self.blur_cost * shares).reshape(len(feats), len(_BLUR_SHARES), -1)
-        return c.min(1)
+        return _Costs(feats, sd, self.blur_cost, cloth)(m)
 
     def _teaching(self, f: np.ndarray, cls: np.ndarray, means: np.ndarray, bonus: np.ndarray,
                   cost: np.ndarray | None = None) -> np.ndarray:
@@ -238,7 +303,7 @@ class ColourClassifier:
         class for want of a better, they say nothing of its colour. ``cost``: ``cost(f,
         means)`` when already known."""
         c = (self.cost(f, means) if cost is None else cost) - bonus
-        own = c[np.arange(len(f)), cls.clip(0)]
+        own = c[np.arange(len(f)), np.maximum(cls, 0)]
         return np.where((cls >= 0) & (own - c.min(1) <= self.teach_margin), cls, -1)
 
     def classify(self, detections: Detections, cloth: ClothModel) -> Detections:
@@ -254,8 +319,8 @@ class ColourClassifier:
         f = np.where(np.isfinite(f), f, 0.0)
         counts = max_counts(self.table)
         # a weak detection is cheaper to reject
-        reject = (0.5 * self.reject_sigma**2 + np.log(self.stds).sum(-1).min()
-                  - 2.0 * (1 - np.clip(detections.confidence, 0, 1)))
+        sure = np.minimum(np.maximum(detections.confidence, 0), 1)
+        reject = 0.5 * self.reject_sigma**2 + np.log(self.stds).sum(-1).min() - 2.0 * (1 - sure)
         if self._frames == 0:
             # the first frame: the prior, helped by the spots, tells which ball is which; each
             # class seen then takes its balls' colour
@@ -280,18 +345,18 @@ class ColourClassifier:
         post = np.exp(-(c - c.min(1, keepdims=True)))
         post /= post.sum(1, keepdims=True)
         keep = cls >= 0
-        conf = np.where(keep, post[np.arange(n), cls.clip(0)], 0.0) * np.clip(
-            detections.confidence, 0, 1)
+        conf = np.where(keep, post[np.arange(n), np.maximum(cls, 0)], 0.0) * sure
         self._remember(detections, cls)
         # only classes seen on this frame learn from it: a frame's exposure alone, applied
         # frame after frame, would carry the absent classes away
-        seen = np.isin(np.arange(len(BALL_CLASSES)), cls)[:, None]
+        seen = np.zeros((len(BALL_CLASSES), 1), bool)
+        seen[cls[keep]] = True
         rate = 1.0 if self._frames == 0 else self.adapt_rate
         self.means = self.means + rate * seen * (means - self.means)
         # frames add up: the carried-over model stays within ``max_drift`` spreads of the
         # first frame's
         lim = self.max_drift * self.stds
-        self.means = np.clip(self.means, self._learnt - lim, self._learnt + lim)
+        self.means = np.minimum(np.maximum(self.means, self._learnt - lim), self._learnt + lim)
         self._frames += 1
         return detections.replace(cls=cls, confidence=conf)[keep]
 
@@ -303,39 +368,38 @@ class ColourClassifier:
         what a ball may teach (a class it is only for having been it a frame before does
         not make it that class's colour); ``cloth`` as in :meth:`cost`. Blurred balls are
         classified but teach nothing."""
-        # the costs under each set of means met (the rounds often leave some classes, or
-        # all, where they were)
-        known: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+        # the costs and the assignment under each set of means met (the rounds often leave
+        # some classes, or all, where they were)
+        known: dict[bytes, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         blur: dict[bytes, np.ndarray] = {}
+        cost = _Costs(f, self.stds, self.blur_cost, cloth)
+        slots = _Slots(len(f), len(BALL_CLASSES), counts, reject)
 
-        def costs(means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            """(sharp cost, cost with the blur) under ``means``, as :meth:`cost` gives them."""
+        def costs(means: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            """(sharp cost, cost with the blur, the classes that assigns) under ``means``."""
             key = means.tobytes()
             if key not in known:
-                sharp = self.cost(f, means)
-                if cloth is None:
-                    known[key] = sharp, sharp
-                else:
+                sharp = full = cost.sharp(means)
+                if cloth is not None:
                     key_b = means[_BLURS].tobytes()
                     if key_b not in blur:
-                        blur[key_b] = self._blur_cost(f, means, self.stds, cloth)
-                    known[key] = sharp, _with_blur(sharp, blur[key_b])
+                        blur[key_b] = cost.blur(means)
+                    full = _with_blur(sharp, blur[key_b])
+                known[key] = sharp, full, slots(full - bonus)
             return known[key]
 
+        balls = np.arange(len(f))
         means = start.copy()
-        _, full = costs(means)
+        _, _, cls = costs(means)
         for _ in range(3):
-            cls = assign(full - bonus, counts, reject)
             means = self._expose(f, cls, means)
-            sharp, full = costs(means)
-            cls = assign(full - bonus, counts, reject)
+            sharp, full, cls = costs(means)
             clear = sharp <= full + 1e-9
-            taught = self._teaching(f, np.where(clear[np.arange(len(f)), cls], cls, -1), means,
-                                    spots, sharp)
+            taught = self._teaching(f, np.where(clear[balls, cls], cls, -1), means, spots,
+                                    sharp)
             means = self._reestimate(f, taught, means)
-            _, full = costs(means)
-        c = full - bonus
-        return assign(c, counts, reject), means, c
+            _, full, cls = costs(means)
+        return cls, means, full - bonus
 
     def _learn(self, f: np.ndarray, cls: np.ndarray, means: np.ndarray) -> np.ndarray:
         """(8, 3) class means: those of the classes with balls in ``cls`` (N,) moved onto the
@@ -359,10 +423,11 @@ class ColourClassifier:
         if detections.xy_mm is None:
             return out
         r = self.table.ball_radius_mm
-        for k, c in enumerate(BALL_CLASSES):
-            if c in self.table.spots_mm:
-                d = np.hypot(*(detections.xy_mm - np.asarray(self.table.spots_mm[c])).T)
-                out[:, k] = self.spot_bonus * np.exp(-0.5 * (d / r) ** 2)
+        spots = self.table.spots_mm
+        ks = [k for k, c in enumerate(BALL_CLASSES) if c in spots]
+        at = np.array([spots[BALL_CLASSES[k]] for k in ks], float).reshape(-1, 2)
+        d = np.hypot(*(detections.xy_mm[:, None] - at[None]).transpose(2, 0, 1))  # (N, S)
+        out[:, ks] = self.spot_bonus * np.exp(-0.5 * (d / r) ** 2)
         return np.where(np.isfinite(out), out, 0.0)
 
     def _stayed(self, detections: Detections) -> np.ndarray:
@@ -372,14 +437,19 @@ class ColourClassifier:
         out = np.zeros((len(detections), len(BALL_CLASSES)))
         if detections.xy_mm is None:
             return out
+        # every remembered ball at once, each class's a run of columns
+        ks, at = [], []
         for k, (xy, frame, v) in self._seen.items():
             age = self._frames - frame
-            if age > self.memory_frames:
-                continue
-            d = np.hypot(*(detections.xy_mm[:, None] - (xy + age * v)[None]).transpose(2, 0, 1))
-            d = np.where(np.isfinite(d), d, np.inf).min(1)
-            out[:, k] = self.stay_bonus * np.exp(
-                -0.5 * (d / (2 * self.table.ball_radius_mm)) ** 2)
+            if age <= self.memory_frames:
+                ks.append(k)
+                at.append(xy + age * v)
+        if not ks:
+            return out
+        starts = np.cumsum([0] + [len(xy) for xy in at[:-1]])
+        d = np.hypot(*(detections.xy_mm[:, None] - np.concatenate(at)[None]).transpose(2, 0, 1))
+        d = np.minimum.reduceat(np.where(np.isfinite(d), d, np.inf), starts, axis=1)
+        out[:, ks] = self.stay_bonus * np.exp(-0.5 * (d / (2 * self.table.ball_radius_mm)) ** 2)
         return out
 
     def _remember(self, detections: Detections, cls: np.ndarray) -> None:
@@ -412,12 +482,11 @@ class ColourClassifier:
         """Class lightness means scaled by the frame's exposure, measured on the reds (the one
         class with many balls) against their mean: the other classes keep their lightness
         relative to red."""
-        red = BALL_CLASSES.index("red")
-        sel = f[cls == red]
+        sel = f[cls == _RED]
         if len(sel) < 2:
             return means
-        e = float(np.clip(np.median(sel[:, 0]) / means[red, 0], 0.4, 2.5))
-        shift = float(np.clip(np.median(_hue_diff(sel[:, 2], means[red, 2])), -10, 10))
+        e = min(max(float(_median(sel[:, 0]) / means[_RED, 0]), 0.4), 2.5)
+        shift = min(max(_median(_hue_diff(sel[:, 2], means[_RED, 2])), -10.0), 10.0)
         out = means.copy()
         out[_EXPOSED, 0] *= e
         out[_EXPOSED, 1] *= min(1.0, e) ** 0.7
@@ -428,14 +497,23 @@ class ColourClassifier:
         """Class means pulled to their assigned features; the carried-over mean counts
         ``prior_weight`` balls (reds move more than single colours)."""
         out = start.copy()
-        for k in range(len(BALL_CLASSES)):
+        w = self.prior_weight
+        ball = np.flatnonzero(cls >= 0)
+        counts = np.bincount(cls[ball], minlength=len(BALL_CLASSES))
+        # a class of one ball (each colour) at once: the sum of its balls is that ball
+        one = np.flatnonzero(counts == 1)
+        if len(one):
+            at = np.empty(len(BALL_CLASSES), int)
+            at[cls[ball]] = ball
+            sel = f[at[one]]
+            out[one, :2] = (w * start[one, :2] + sel[:, :2]) / (w + 1)
+            out[one, 2] = start[one, 2] + _hue_diff(sel[:, 2], start[one, 2]) / (w + 1)
+        for k in np.flatnonzero(counts > 1):
             sel = f[cls == k]
-            if len(sel):
-                w = self.prior_weight
-                out[k, :2] = (w * start[k, :2] + sel[:, :2].sum(0)) / (w + len(sel))
-                out[k, 2] = start[k, 2] + _hue_diff(sel[:, 2], start[k, 2]).sum() / (w + len(sel))
+            out[k, :2] = (w * start[k, :2] + sel[:, :2].sum(0)) / (w + len(sel))
+            out[k, 2] = start[k, 2] + _hue_diff(sel[:, 2], start[k, 2]).sum() / (w + len(sel))
         # a frame's balls move a class at most 1.5 standard deviations from where it started
         lim = 1.5 * self.stds
-        out = np.clip(out, start - lim, start + lim)
+        out = np.minimum(np.maximum(out, start - lim), start + lim)
         out[:, 2] %= 360.0
         return out

@@ -172,8 +172,9 @@ class _Shot:
     cue_potted: bool = False
     off_table: list[str] = field(default_factory=list)
     still_since: float | None = None
-    # frames of the shot (and the few before it): (frame, t, {id: (x, y) seen})
-    history: list[tuple[int, float, dict[str, np.ndarray]]] = field(default_factory=list)
+    # frames of the shot (and the few before it): (frame, t, {id: (x, y) seen}, {ids: their
+    # (N, 2) positions}, as :func:`_positions` gathered them)
+    history: list[tuple[int, float, dict[str, np.ndarray], dict]] = field(default_factory=list)
     next_interval: int = 1  # the interval (history[k - 1], history[k]) to look at next
     moved: set[str] = field(default_factory=set)  # balls that have moved in the shot
     last_contact: dict[frozenset, float] = field(default_factory=dict)  # pair -> t
@@ -200,22 +201,61 @@ def _since(history: list, t: float) -> list:
     return history[k:]
 
 
+_UNSEEN = np.full(2, np.nan)
+
+
+def _positions(history: list, ids: list[str]) -> np.ndarray:
+    """(M, N, 2) mm: where the balls ``ids`` (N) were seen at the ``history`` entries (M),
+    NaN where unseen. Each entry keeps what was gathered from it: the windows looked at
+    overlap, mostly over the same balls."""
+    if not history or not ids:
+        return np.full((len(history), len(ids), 2), np.nan)
+    key = tuple(ids)
+    rows = []
+    for _, _, seen, gathered in history:
+        row = gathered.get(key)
+        if row is None:
+            row = gathered[key] = np.concatenate([seen.get(b, _UNSEEN) for b in ids])
+        rows.append(row)
+    return np.concatenate(rows).reshape(len(history), len(ids), 2)
+
+
 def _fit_lines(t: np.ndarray, xy: np.ndarray, t_ref: float):
     """Least-squares lines through each ball's positions: t (M,) s, xy (M, N, 2) mm with NaN
     where unseen. Returns (position at t_ref (N, 2), velocity (N, 2) mm/s, ok (N,): two or more
     points)."""
+    return _fit((t - t_ref)[:, None], xy)
+
+
+def _fit_either_side(t: np.ndarray, xy: np.ndarray, nb: int):
+    """:func:`_fit_lines` of the positions before entry ``nb`` (at t[nb - 1]) and of those
+    from it on (at t[nb]) -> ((pb, vb, okb), (pa, va, oka))."""
+    n = xy.shape[1]
+    if 2 * nb != len(t) or n < 2:
+        return _fit_lines(t[:nb], xy[:nb], t[nb - 1]), _fit_lines(t[nb:], xy[nb:], t[nb])
+    # as one set of 2N lines (with two balls or more, each line's sums run as they would apart)
+    tt = np.empty((nb, 2 * n))
+    tt[:, :n], tt[:, n:] = (t[:nb] - t[nb - 1])[:, None], (t[nb:] - t[nb])[:, None]
+    p, v, ok = _fit(tt, np.concatenate([xy[:nb], xy[nb:]], axis=1))
+    return (p[:n], v[:n], ok[:n]), (p[n:], v[n:], ok[n:])
+
+
+def _fit(tt: np.ndarray, xy: np.ndarray):
+    """:func:`_fit_lines` with the times from the reference ``tt`` (M, 1), or (M, N) each
+    ball's own."""
     w = np.isfinite(xy[..., 0]).astype(float)  # (M, N)
-    x = np.nan_to_num(xy)
-    tt = (t - t_ref)[:, None]
-    s0, s1, s2 = w.sum(0), (w * tt).sum(0), (w * tt * tt).sum(0)
+    x = np.where(np.isnan(xy), 0.0, xy)
+    wt = w * tt
+    s0, s1, s2 = w.sum(0), wt.sum(0), (wt * tt).sum(0)
     sx = (w[..., None] * x).sum(0)
-    stx = (w[..., None] * tt[..., None] * x).sum(0)
+    stx = (wt[..., None] * x).sum(0)
     det = s0 * s2 - s1 * s1
     ok = (s0 >= 2) & (det > 1e-12)
     safe = np.where(ok, det, 1.0)
     v = (s0[:, None] * stx - s1[:, None] * sx) / safe[:, None]
     p = (sx - v * s1[:, None]) / np.maximum(s0, 1)[:, None]
-    return np.where(ok[:, None], p, np.nan), np.where(ok[:, None], v, 0.0), ok
+    ok2 = ok[:, None]
+    return np.where(ok2, p, np.nan), np.where(ok2, v, 0.0), ok
 
 
 def _first_root(p: np.ndarray, v: np.ndarray, dist: float, lo: float, hi: float) -> float | None:
@@ -296,9 +336,9 @@ class ShotTracker:
         out: list[dict] = []
         on = state.on_table()
         ids = state.track_ids
-        seen = {str(ids[i]): state.xy_mm[i].copy() for i in np.flatnonzero(state.state == "seen")
-                if np.isfinite(state.xy_mm[i]).all()}
-        self._recent.append((state.frame, state.t, seen))
+        sighted = (state.state == "seen") & np.isfinite(state.xy_mm).all(axis=1)
+        seen = dict(zip(ids[sighted].tolist(), state.xy_mm[sighted]))
+        self._recent.append((state.frame, state.t, seen, {}))
         if self._leaving is not None:
             self._leaving[3].append(self._recent[-1])
         self._last_seen.update(dict.fromkeys(seen, state.t))
@@ -346,7 +386,7 @@ class ShotTracker:
                 k for k, h in enumerate(history) if h[0] == frame), 1)
             out.append({"type": "shot_start", "frame": frame, "t": t, "shot": self._shots})
         else:
-            self._shot.history.append((state.frame, state.t, seen))
+            self._shot.history.append(self._recent[-1])
         shot = self._shot
         shot.classes.update(zip(map(str, ids), state.class_names))
         for e in state.events:
@@ -388,9 +428,9 @@ class ShotTracker:
             return True
         recent = _since(shot.history, state.t - cfg.smooth_s)
         t = np.array([h[1] for h in recent])
-        ids = [str(state.track_ids[i]) for i in on]
-        xy = np.array([[h[2].get(k, (np.nan, np.nan)) for k in ids] for h in recent], float)
-        _, v, ok = _fit_lines(t, xy.reshape(len(t), len(ids), 2), state.t)
+        ids = state.track_ids[on].tolist()
+        xy = _positions(recent, ids)
+        _, v, ok = _fit_lines(t, xy, state.t)
         enough = ok & (np.isfinite(xy[..., 0]).sum(axis=0) >= 3)
         lost = np.array([state.t - self._last_seen.get(k, -np.inf) > cfg.hidden_s for k in ids])
         speed = np.where(enough, np.hypot(*v.T),
@@ -403,27 +443,23 @@ class ShotTracker:
         cfg, W = self.config, int(self.config.fit_frames)
         lo, hi = max(k - W, 0), min(k + W, len(shot.history))
         hist = shot.history[lo:hi]
-        ids = sorted({b for h in hist for b in h[2]})
+        ids = sorted(set().union(*(h[2] for h in hist)))
         if not ids:
             return []
         t = np.array([h[1] for h in hist])
-        xy = np.array([[h[2].get(b, (np.nan, np.nan)) for b in ids] for h in hist],
-                      float).reshape(len(hist), len(ids), 2)
+        xy = _positions(hist, ids)
         nb = k - lo
         t0, t1 = t[nb - 1], t[nb]
-        pb, vb, okb = _fit_lines(t[:nb], xy[:nb], t0)
-        pa, va, oka = _fit_lines(t[nb:], xy[nb:], t1)
-        span = float(np.mean(t[nb:]) - np.mean(t[:nb]))
+        (pb, vb, okb), (pa, va, oka) = _fit_either_side(t, xy, nb)
+        span = float(t[nb:].sum() / (len(t) - nb) - t[:nb].sum() / nb)  # between the means
         kick = cfg.kick_mm_s + cfg.friction_mm_s2 * span
         # a ball that has not moved yet rests where it was: its line before is that place
-        resting = np.zeros(len(ids), bool)
-        for n, b in enumerate(ids):
-            rest = shot.rest_xy.get(b)
-            # the white rests until the cue strikes it, the others until a ball does
-            if (b not in shot.moved and rest is not None
-                    and (b != "white" or t1 <= shot.t + 1e-9)):
-                resting[n] = True
-                pb[n], vb[n], okb[n] = rest, 0.0, True
+        # the white rests until the cue strikes it, the others until a ball does
+        resting = np.array([b not in shot.moved and b in shot.rest_xy
+                            and (b != "white" or t1 <= shot.t + 1e-9) for b in ids], bool)
+        if resting.any():
+            pb[resting] = [shot.rest_xy[b] for b, r in zip(ids, resting) if r]
+            vb[resting], okb[resting] = 0.0, True
         dv = va - vb
         # set moving: seen off its place at the first frame after the interval, and moving
         first = xy[nb]
@@ -435,13 +471,14 @@ class ShotTracker:
         depart = np.full(len(ids), np.nan)
         for n in np.flatnonzero(started):
             back = float((pa[n] - pb[n]) @ va[n] / (va[n] @ va[n]))
-            depart[n] = float(np.clip(t1 - back, t[0], t1))
+            depart[n] = float(min(max(t1 - back, t[0]), t1))
         kicked = okb & oka & (np.hypot(*dv.T) > kick)
         # a line before that spans a contact of an earlier interval holds on neither side of it
-        spanned = np.array([any(t[0] < h <= t0 for h in shot.hit_at.get(b, ())) for b in ids])
+        hit = {b for b, when in shot.hit_at.items() if any(t[0] < h <= t0 for h in when)}
+        spanned = np.array([b in hit for b in ids])
         # nor one that spans a bounce an earlier interval dated
-        bounced = np.array([any(b == c and t[0] < h <= t0 for (c, _), h in
-                                shot.last_cushion.items()) for b in ids])
+        off = {c for (c, _), h in shot.last_cushion.items() if t[0] < h <= t0}
+        bounced = np.array([b in off for b in ids])
         out: list[dict] = []
         hits: dict[int, list[float]] = {}
         from_rest: list[tuple[int, np.ndarray, float]] = []
@@ -457,9 +494,7 @@ class ShotTracker:
         # a slow ball turns within the noise of a few frames: the speed at which it came at a
         # nose is also judged over twice the span before
         long = shot.history[max(k - 2 * W, 0):k]
-        xy_long = np.array([[h[2].get(b, (np.nan, np.nan)) for b in ids] for h in long],
-                           float).reshape(len(long), len(ids), 2)
-        _, v_long, ok_long = _fit_lines(np.array([h[1] for h in long]), xy_long, t0)
+        _, v_long, ok_long = _fit_lines(np.array([h[1] for h in long]), _positions(long, ids), t0)
         v_long[resting], ok_long[resting] = 0.0, True
         out += self._cushions(shot, ids, t, nb, pb, vb, okb, pa, va, oka, before_to,
                               after_from, np.array([n in hits for n in range(len(ids))]),
@@ -483,16 +518,14 @@ class ShotTracker:
             return []
         hist = shot.history[k - W:k + W]
         t = np.array([h[1] for h in hist])
-        ids = sorted(b for b in {b for h in hist for b in h[2]} & shot.moved
+        ids = sorted(b for b in set().union(*(h[2] for h in hist)) & shot.moved
                      if not any(t[0] <= c <= t[-1] for c in shot.hit_at.get(b, ())))
         if not ids:
             return []
-        xy = np.array([[h[2].get(b, (np.nan, np.nan)) for b in ids] for h in hist],
-                      float).reshape(len(hist), len(ids), 2)
+        xy = _positions(hist, ids)
         t0, t1 = t[W - 1], t[W]
         dt = t1 - t0
-        pb, vb, okb = _fit_lines(t[:W], xy[:W], t0)
-        pa, va, oka = _fit_lines(t[W:], xy[W:], t1)
+        (pb, vb, okb), (pa, va, oka) = _fit_either_side(t, xy, W)
         seen = np.isfinite(xy[..., 0])
         ok = okb & oka & (seen[:W].sum(axis=0) >= W - 1) & (seen[W:].sum(axis=0) >= W - 1)
         reach = self._nose_reach_mm
@@ -648,7 +681,8 @@ class ShotTracker:
         gap0 = np.hypot(*(p0[:, None] - p0[None]).transpose(2, 0, 1))
         gap1 = np.hypot(*(p1[:, None] - p1[None]).transpose(2, 0, 1))
         near = (np.minimum(gap0, gap1) < D + cfg.contact_tol_mm + reach[:, None] + reach[None])
-        near &= np.triu(np.ones((n, n), bool), 1)
+        order = np.arange(n)
+        near &= order[:, None] < order[None]  # each pair once
         out = []
         for i, j in zip(*np.nonzero(near)):
             if not ((oka[i] or okb[i]) and (oka[j] or okb[j])):
@@ -940,7 +974,7 @@ class ShotTracker:
                             if h[1] <= t0))
         was |= {b for pair, t in shot.last_contact.items() if tid in pair
                 and t0 - W * dt <= t <= t1 for b in pair}
-        for _, t, seen in _since(shot.history, t0):
+        for _, t, seen, _ in _since(shot.history, t0):
             if t > t1:
                 break
             if t > t0 and beside(seen) - was:
@@ -963,14 +997,16 @@ class ShotTracker:
         on = state.on_table()
         white = (state.xy_mm[state.index("white")] if "white" in state.track_ids
                  else np.full(2, np.nan))
-        for i in np.flatnonzero(on):
-            tid = str(state.track_ids[i])
-            rest = shot.rest_xy.get(tid)
-            if tid == "white" or rest is None:
-                continue
-            moved = float(np.hypot(*(state.xy_mm[i] - rest)))
+        balls = [(i, tid) for i, tid in zip(np.flatnonzero(on), state.track_ids[on].tolist())
+                 if tid != "white" and tid in shot.rest_xy]
+        if not balls:
+            return
+        xy = state.xy_mm[[i for i, _ in balls]]
+        rest = np.array([shot.rest_xy[tid] for _, tid in balls])
+        for (_, tid), moved in zip(balls, np.hypot(*(xy - rest).T).tolist()):
             if moved > cfg.onset_mm and tid not in shot.onset:
-                gap = float(np.hypot(*(rest - white))) if np.isfinite(white).all() else np.inf
+                gap = (float(np.hypot(*(shot.rest_xy[tid] - white))) if np.isfinite(white).all()
+                       else np.inf)
                 shot.onset[tid] = (state.frame, state.t, gap)
             if moved > cfg.moved_mm:
                 shot.struck.add(tid)
@@ -1034,7 +1070,8 @@ class ShotTracker:
         rest = np.array([shot.rest_xy[k] for k in ids])  # (M, 2)
         D = self.table_ball_diameter_mm
         near = D + self.config.contact_tol_mm
-        s = np.clip((rest - a) @ ab / L2, 0.0, 1.0) if L2 >= 1e-9 else np.zeros(len(ids))
+        s = (np.minimum(np.maximum((rest - a) @ ab / L2, 0.0), 1.0) if L2 >= 1e-9
+             else np.zeros(len(ids)))
         gap = np.hypot(*(a + s[:, None] * ab - rest).T)
         for tid in shot.passed.keys() - shot.left.keys():
             if np.hypot(*(w - shot.rest_xy[tid])) >= near:

@@ -547,7 +547,7 @@ def _shot_with(frames: list[tuple[float, dict[str, tuple[float, float]]]]):
     from tracker.shots import _Shot
 
     shots = ShotTracker()
-    history = [(round(t * 30), t, {k: np.array(p, float) for k, p in seen.items()})
+    history = [(round(t * 30), t, {k: np.array(p, float) for k, p in seen.items()}, {})
                for t, seen in frames]
     shots._shot = _Shot(1, 0, 0.0, {}, history=history)
     return shots, shots._shot
