@@ -9,6 +9,7 @@ decode-only fps (the target: at least 0.5).
     python scripts/bench_e2e.py                  # every sample clip
     python scripts/bench_e2e.py in_off break_off # some
     python scripts/bench_e2e.py --overlay        # also draw and encode the overlay video
+    python scripts/bench_e2e.py --one-process    # the later stages not in a worker process
     python scripts/bench_e2e.py --live in_off    # fed at camera speed: delay of each score
 
 Live mode: a thread plays the clip as a camera would, one frame every 1/fps seconds, and keeps
@@ -49,7 +50,7 @@ def decode_fps(path: Path) -> float:
     return n / (time.perf_counter() - t0)
 
 
-def run_clip(path: Path, overlay: bool) -> dict:
+def run_clip(path: Path, overlay: bool, split: bool = True) -> dict:
     meta, _ = read_truth(path)
     t0 = time.perf_counter()
     cal = calibrate_video(path)
@@ -68,7 +69,7 @@ def run_clip(path: Path, overlay: bool) -> dict:
         writer = VideoWriter(tmp, cal.image_size, fps, preset="veryfast", background=True)
         board = Scoreboard(players=tuple(meta["players"]))
     t0 = time.perf_counter()
-    for res in pipe.run(frames):
+    for res in pipe.run(frames, split=split):
         frame = res.frame
         events += res.events
         states.append(res.state)
@@ -183,6 +184,8 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("clips", nargs="*")
     p.add_argument("--overlay", action="store_true")
+    p.add_argument("--one-process", action="store_true",
+                   help="every stage in this process (not the later ones in a worker process)")
     p.add_argument("--live", action="store_true",
                    help="feed the clip at camera speed and measure each score's delay")
     args = p.parse_args(argv)
@@ -196,7 +199,7 @@ def main(argv=None) -> None:
     right = 0
     for path in paths:
         try:
-            r = run_clip(path, args.overlay)
+            r = run_clip(path, args.overlay, split=not args.one_process)
         except InputError as exc:
             print(f"{path.stem:<18} failed: {exc}", flush=True)
             continue
