@@ -161,7 +161,7 @@ class Pipeline:
 
     ``process(frame)`` takes one frame through every stage; ``run(frames)`` gives the same
     results for a whole source, shrinking each frame to its work image on a thread of its own
-    ahead of the other stages.
+    ahead of the other stages, and running the stages after detection in a worker process.
     """
 
     calibration: Calibration
@@ -239,8 +239,8 @@ class Pipeline:
         """The results of ``process`` for every frame of ``frames``, in order. With ``ahead``
         the detector's work image of each frame (a resize, most of it outside Python's global
         lock) is made on a thread of its own, a frame or two ahead of the rest. With ``split``
-        the stages after detection and colour (tracking, shots, referee) run in a process of
-        their own, a frame or a few behind detection, on the other core (all of them are mostly
+        the stages after detection (colour, tracking, shots, referee) run in a process of their
+        own, a frame or a few behind detection, on the other core (all of them are mostly
         Python: on threads of one process they would take turns at the lock); when the frames
         run out, or the results are no longer wanted, the pipeline holds those stages' state
         again. OpenCV's own threads are not used meanwhile: handing each call's rows to them
