@@ -33,7 +33,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from calibration.specs import BALL_CLASSES, SNOOKER, SnookerTableSpec
-from tracker.detect import ClothModel, Detections
+from tracker.detect import ClothModel, Detections, median_rows
 
 # Prior class models over (lightness / cloth lightness, a* - 128, b* - 128): mean and standard
 # deviation, from broadcast footage and rendered frames of green and blue cloths.
@@ -85,14 +85,6 @@ def features(lab: np.ndarray, cloth_lightness: float) -> np.ndarray:
 
 def _hue_diff(h: np.ndarray, h0: np.ndarray) -> np.ndarray:
     return (h - h0 + 180.0) % 360.0 - 180.0
-
-
-def _median(x: np.ndarray) -> float:
-    """The median of a few finite values (N,), as ``np.median`` gives it (the mean of the
-    middle two when N is even)."""
-    s = sorted(x.tolist())
-    h = len(s) // 2
-    return s[h] if len(s) % 2 else (s[h - 1] + s[h]) / 2
 
 
 class _Likelihood:
@@ -485,8 +477,8 @@ class ColourClassifier:
         sel = f[cls == _RED]
         if len(sel) < 2:
             return means
-        e = min(max(float(_median(sel[:, 0]) / means[_RED, 0]), 0.4), 2.5)
-        shift = min(max(_median(_hue_diff(sel[:, 2], means[_RED, 2])), -10.0), 10.0)
+        e = min(max(float(median_rows(sel[:, 0]) / means[_RED, 0]), 0.4), 2.5)
+        shift = min(max(float(median_rows(_hue_diff(sel[:, 2], means[_RED, 2]))), -10.0), 10.0)
         out = means.copy()
         out[_EXPOSED, 0] *= e
         out[_EXPOSED, 1] *= min(1.0, e) ** 0.7

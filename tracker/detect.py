@@ -1993,7 +1993,7 @@ def _colour_alike(lab: np.ndarray, blob: np.ndarray, p: np.ndarray, r: float) ->
     n_around = int(np.count_nonzero(around))
     if np.count_nonzero(middle) < 5 or n_around < 5:
         return 1.0
-    alike = np.linalg.norm(win - _median_rows(win[middle]), axis=2) < _ALIKE_LAB
+    alike = np.linalg.norm(win - median_rows(win[middle]), axis=2) < _ALIKE_LAB
     alike &= (on | (dist <= r)) & (dist <= 2.5 * r)
     # a knuckle's colour runs on from it into the hand; the like colour of something beyond
     # another (the shadow under the cue by a ball) is not the disc's
@@ -2005,8 +2005,9 @@ def _colour_alike(lab: np.ndarray, blob: np.ndarray, p: np.ndarray, r: float) ->
     return float(np.count_nonzero(joined & around)) / n_around
 
 
-def _median_rows(x: np.ndarray) -> np.ndarray:
-    """``np.median(x, axis=0)`` of a few rows without NaN, without its overhead."""
+def median_rows(x: np.ndarray) -> np.ndarray:
+    """``np.median(x, axis=0)`` of a few rows (or values) without NaN, without its
+    overhead."""
     s = np.sort(x, axis=0)
     m = len(s) // 2
     return s[m] if len(s) % 2 else (s[m - 1] + s[m]) / 2

@@ -349,15 +349,10 @@ class Pipeline:
         return _Seen(recalibrated, found, classify, self.calibration, self._camera,
                      self._pockets_px)
 
-    @staticmethod
-    def _classified(seen: _Seen):
-        """The detections of ``seen``, classified."""
-        return seen.detections if seen.classify is None else seen.classify(seen.detections)
-
     def _follow(self, frame: Frame, seen: _Seen) -> FrameResult:
         """The colour, tracking, shot and referee stages of one frame, after its detection."""
         state, events, xy_px = self._follower.follow(
-            frame.index, frame.t, seen.events, self._classified(seen),
+            frame.index, frame.t, seen.events, _classified(seen.detections, seen.classify),
             (seen.calibration, seen.camera, seen.pockets_px))
         return FrameResult(frame, state, events, xy_px)
 
@@ -453,6 +448,12 @@ def _ball_px(xy_mm: np.ndarray, camera, calibration: Calibration,
     return out
 
 
+def _classified(found, classify):
+    """What detection ``found``, classified by the colour stage ``classify`` (None: found
+    classified)."""
+    return found if classify is None else classify(found)
+
+
 def _same(a, b) -> bool:
     """Whether ``a`` is the very object ``b`` (or a tuple of the very objects of ``b``)."""
     if a is b:
@@ -474,7 +475,7 @@ def _follow_in_worker(follower: _Follower, inbox, outbox) -> None:
             index, t, events, new_found, new_classify, view = item
             found = found if new_found is None else new_found
             classify = classify if new_classify is None else new_classify
-            det = found if classify is None else classify(found)
+            det = _classified(found, classify)
             outbox.send(("frame", follower.follow(index, t, events, det, view)))
         outbox.send(("done", (follower, classify)))
     except BaseException as exc:  # handed to the pipeline
