@@ -39,6 +39,7 @@ from calibration.calibrate import Calibration
 from calibration.camera import Camera, apply_homography, polygon_moments
 from calibration.edges import subpixel_peak
 from calibration.specs import BALL_CLASSES, SNOOKER, SnookerTableSpec
+from tracker import kernels
 
 # Quantisation of the lookup table: 6 bits a channel (262144 entries).
 _LUT_BITS = 6
@@ -1427,89 +1428,40 @@ class BallDetector:
 
         Returns silhouette centres (N, 2), cover (N,) (share of the expected disc that is not
         cloth), body colour (N, 3) Lab and a keep mask (N,)."""
-        h, w = frame.shape[:2]
         n = len(cands)
         half = int(np.ceil(1.8 * r_exp.max())) + 1
-        off = np.arange(-half, half + 1)
         c = cands.copy()
-        base = np.rint(c).astype(int)
-        ix = np.clip(base[:, 0, None] + off[None], 0, w - 1)  # (N, S)
-        iy = np.clip(base[:, 1, None] + off[None], 0, h - 1)
-        # the gain of the work pixel each full-resolution pixel falls in (it is smooth)
-        rx0, ry0 = prep.roi[:2]
-        f = prep.grid["factor"]
-        gh, gw = prep.grid["gain"].shape[:2]
-        at = (((iy - ry0) // f).clip(0, gh - 1) * gw)[:, :, None] + ((ix - rx0) // f).clip(
-            0, gw - 1)[:, None, :]
-        gain = np.take(prep.grid["gain"].reshape(-1), at)[..., None]
-        win = _apply_gain(_windows(frame, base - half, 2 * half + 1), gain)  # (N, S, S, 3)
-        score = scores(self._table, win)
-        alpha = _SOFT[score]
-        valid = ((base[:, 0, None] + off[None] >= 0) & (base[:, 0, None] + off[None] < w))
-        valid = valid[:, None, :] & ((base[:, 1, None] + off[None] >= 0)
-                                     & (base[:, 1, None] + off[None] < h))[:, :, None]
-        alpha = alpha * valid
-        # window coordinates relative to each window's base pixel (float32 stays exact)
-        gx = off.astype(np.float32)[None, None, :]  # (1, 1, S)
-        gy = off.astype(np.float32)[None, :, None]  # (1, S, 1)
+        base = np.rint(c).astype(np.int64)
+        win, score, alpha, valid = kernels.window_pixels(
+            frame, base, half, prep.grid["gain"][..., 0], *prep.roi[:2], prep.grid["factor"],
+            self._table, _SOFT)
         # neighbours that can share a window
         dmat = np.hypot(*(c[:, None] - c[None]).transpose(2, 0, 1))
         np.fill_diagonal(dmat, np.inf)
         kmax = int(min(6, n - 1))
-        nbr = np.argsort(dmat, axis=1)[:, :kmax] if kmax > 0 else np.zeros((n, 0), int)
+        nbr = (np.ascontiguousarray(np.argsort(dmat, axis=1)[:, :kmax]) if kmax > 0
+               else np.zeros((n, 0), np.int64))
         rr = r_exp[:, None, None].astype(np.float32)
-        c = (c - base).astype(np.float32)
-        # the cells split touching balls; they are redrawn after the first move (from the
-        # work image's candidates, about a pixel), then kept (later moves are fractions)
-        for it in range(self.config.refine_iterations):
-            dx, dy = gx - c[:, 0, None, None], gy - c[:, 1, None, None]
-            d_own = dx * dx + dy * dy
-            if it < 2:
-                cell = self._cell(c + base, base, gx, gy, d_own, nbr, dmat, r_exp)
-            mine = cell & (d_own <= (1.3 * rr) ** 2)
-            wgt = alpha * mine
-            tot = wgt.sum((1, 2))
-            good = tot > 1e-6
-            cx = (wgt * gx).sum((1, 2)) / np.where(good, tot, 1)
-            cy = (wgt * gy).sum((1, 2)) / np.where(good, tot, 1)
-            c = np.where(good[:, None], np.column_stack([cx, cy]), c)
-        dx, dy = gx - c[:, 0, None, None], gy - c[:, 1, None, None]
-        d_own = dx * dx + dy * dy
-        mine = cell & (d_own <= (1.3 * rr) ** 2)
-        disc = d_own <= rr ** 2
-        cover = (alpha * disc).sum((1, 2)) / (np.pi * r_exp ** 2)
-        # not-cloth pixels just outside the disc and not a neighbour's: an object bigger than
-        # a ball (an arm, the cue, graphics) rather than a ball
-        # (clear of the halo that bright balls have in compressed footage)
-        ring = cell & (d_own > (1.4 * rr) ** 2) & (d_own <= (1.8 * rr) ** 2) & valid
-        strong = score >= 2 * _FG_LEVEL
-        spill = (strong * ring).sum((1, 2)) / np.maximum(ring.sum((1, 2)), 1)
-        # body colour: inner disc, own cell, not cloth, highlight excluded
-        inner = (d_own <= (0.7 * rr) ** 2) & mine
+        glint = float(min(_HIGHLIGHT * self._cloth.level, _WHITE))
+        c, cell, d_own, cover, spill, inner, in_k, strong_k, solid, lit = kernels.refine_windows(
+            alpha, valid, score, win, (c - base).astype(np.float32), base, r_exp, nbr, dmat,
+            self.config.refine_iterations, half, glint, 2 * _FG_LEVEL, 1.3 * _FG_LEVEL)
         lab = _body_lab(win, inner)
         # something passing under or over the ball (the cue, a rest) shows on opposite sides
-        # of it; a ball touching another object, on one side only
-        ring2 = cell & (d_own > (1.3 * rr) ** 2) & (d_own <= (1.8 * rr) ** 2) & valid
-        # the ring's pixels and its strong ones in each of the 8 sectors of each window
-        owner, ry, rx = np.nonzero(ring2)
-        sector = ((np.arctan2(dy[owner, ry, 0], dx[owner, 0, rx]) + np.pi) / (np.pi / 4)
-                  ).astype(np.int32) % 8
-        slot = owner * 8 + sector
-        in_k = np.bincount(slot, minlength=8 * n).reshape(n, 8)
-        strong_k = np.bincount(slot, weights=strong[ring2], minlength=8 * n).reshape(n, 8)
+        # of it (two opposite sectors of the ring round it strong); a ball touching another
+        # object, on one side only
         occupied = strong_k > 0.3 * np.maximum(in_k, 1)
         through = np.any(occupied[:, :4] & occupied[:, 4:], axis=1)
         # ... as one thing, joined over the ball or round it: a cue beside the ball with cloth
         # between, and a shadow on its far side, are two
         for i in np.flatnonzero(through):
-            near_i = strong[i] & cell[i] & valid[i] & (d_own[i] <= (1.8 * rr[i]) ** 2)
-            mine_i = owner == i
-            through[i] = _joined_across(near_i, ry[mine_i], rx[mine_i], sector[mine_i],
-                                        occupied[i])
+            strong = score[i] >= 2 * _FG_LEVEL
+            near_i = strong & cell[i] & valid[i] & (d_own[i] <= (1.8 * rr[i]) ** 2)
+            ry, rx, sector = kernels.ring_sectors(cell[i], valid[i], d_own[i], c[i], rr[i, 0, 0],
+                                                  half)
+            through[i] = _joined_across(near_i, ry, rx, sector, occupied[i])
         # a disc split off a ball onto the shadow under it: its own part is mostly weak
-        # (dark cloth), where a ball's, even a black one's, is solid
-        own = disc & cell
-        solid = ((score >= 1.3 * _FG_LEVEL) & own).sum((1, 2)) / np.maximum(own.sum((1, 2)), 1)
+        # (dark cloth, ``solid`` low), where a ball's, even a black one's, is solid
         crowded = dmat.min(1) < 2.0 * r_exp if n > 1 else np.zeros(n, bool)
         # ... unless it is on one side only: a ball against an arm or a body
         one_sided = occupied.sum(1) <= 4
@@ -1519,18 +1471,7 @@ class BallDetector:
 
         # ... or the shadow under a ball, which a low camera sees beside it: the cloth's colour
         # darkened, and unlit (every ball, a black one too, shows the lamps' highlight within
-        # 0.6 radii of its centre; a shadow is lit nowhere off its neighbours' discs)
-        glint = min(_HIGHLIGHT * self._cloth.level, _WHITE)
-        bright = ((win[..., 0].astype(np.int32) + win[..., 1] + win[..., 2] >= glint)
-                  & (d_own <= (0.6 * rr) ** 2))
-        for k in range(nbr.shape[1]):
-            o = (c[nbr[:, k]] + base[nbr[:, k]] - base).astype(np.float32)
-            # a neighbour's disc clear of every window (with a pixel to spare) takes nothing
-            if (np.hypot(*o.T) > np.sqrt(2) * (half + 1) + r_exp[nbr[:, k]] + 1).all():
-                continue
-            d_o = (gx - o[:, 0, None, None]) ** 2 + (gy - o[:, 1, None, None]) ** 2
-            bright &= d_o > (r_exp[nbr[:, k]] ** 2)[:, None, None]
-        lit = bright.any((1, 2))
+        # 0.6 radii of its centre; a shadow is lit nowhere off its neighbours' discs: ``lit``)
         ok &= (~crowded | blurred
                | ((solid >= 0.4) & (lit | ~_shadow_coloured(lab, self._cloth.lab()))))
         # balls whose windows overlap a neighbour's: the dark gaps and shadows between them
@@ -1664,22 +1605,6 @@ class BallDetector:
             changed = True
         return np.array(out, np.float64) if changed else None
 
-    @staticmethod
-    def _cell(c, base, gx, gy, d_own, nbr, dmat, r_exp) -> np.ndarray:
-        """(N, S, S) bool: window pixels nearer to their own candidate than to any neighbour
-        within three radii. ``c`` (N, 2) centres, ``base`` (N, 2) window origins, ``gx``,
-        ``gy`` window offsets, ``d_own`` squared distances to the own centre."""
-        n = len(c)
-        cell = np.ones(d_own.shape, bool)
-        for k in range(nbr.shape[1]):
-            far = dmat[np.arange(n), nbr[:, k]] > 3 * r_exp
-            if far.all():  # and so are the further neighbours
-                break
-            o = (c[nbr[:, k]] - base).astype(np.float32)
-            d_o = (gx - o[:, 0, None, None]) ** 2 + (gy - o[:, 1, None, None]) ** 2
-            cell &= (d_own <= d_o) | far[:, None, None]
-        return cell
-
 
 @functools.lru_cache(maxsize=4)
 def _ray_directions(rays: int) -> np.ndarray:
@@ -1801,20 +1726,6 @@ def _circles(pts: np.ndarray, use: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                 sol[i] = np.linalg.lstsq(m[i], v[i], rcond=None)[0]
     centre = sol[:, :2]
     return centre, np.sqrt(np.maximum(sol[:, 2] + (centre ** 2).sum(1), 0.0))
-
-
-def _windows(image: np.ndarray, corner: np.ndarray, size: int) -> np.ndarray:
-    """(N, size, size, C) windows of ``image`` (H, W, C) whose top-left pixels are ``corner``
-    (N, 2) (x, y); pixels past the image's edge repeat its nearest edge pixel."""
-    h, w = image.shape[:2]
-    out = np.empty((len(corner), size, size) + image.shape[2:], image.dtype)
-    off = np.arange(size)
-    for k, (x, y) in enumerate(corner):
-        if 0 <= x and x + size <= w and 0 <= y and y + size <= h:
-            out[k] = image[y:y + size, x:x + size]
-        else:
-            out[k] = image[np.clip(y + off, 0, h - 1)[:, None], np.clip(x + off, 0, w - 1)[None]]
-    return out
 
 
 def _flat_gain(small: np.ndarray, cloth: np.ndarray, factor: int) -> np.ndarray:

@@ -1,0 +1,100 @@
+"""The detector's compiled per-pixel kernels against their numpy references, on the windows of
+a rendered frame: the standard layout (the pack of touching reds, the colours on their spots),
+a white touching the pink, and windows cut by the frame's four edges."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration.calibrate import Calibration
+from calibration.specs import SNOOKER
+from tracker import kernels
+from tracker.detect import _FG_LEVEL, _SOFT, BallDetector, scores
+from tracker.sim.render import Renderer
+from tracker.sim.scenarios import overhead_camera
+from tracker.sim.script import standard_layout
+
+numba = pytest.importorskip("numba", reason="numba is not installed: only the numpy references "
+                                            "can run, and they are what the detector tests use")
+R = SNOOKER.ball_radius_mm
+
+
+@pytest.fixture(scope="module")
+def scene():
+    """A frame, its detector (cloth learnt) and every ball's window inputs, as ``_refine``
+    makes them."""
+    cam = overhead_camera((1920, 1080), 3000.0, 0.0, -0.12)
+    b = standard_layout()
+    pos = b.pos.copy()
+    pos[0, :2] = pos[b.classes.index("pink"), :2] + [2 * R, 0.0]  # the white by the pink
+    frame, _ = Renderer(cam).render(list(b.classes), pos, frame_index=3)
+    det = BallDetector(Calibration.from_camera(cam))
+    det.detect(frame)
+    prep = det._prepare(frame.shape[1], frame.shape[0])
+    # the balls a little off their centres (as the work image's candidates are), and windows
+    # past each edge of the frame
+    rng = np.random.default_rng(5)
+    cands = cam.project(pos) + rng.uniform(-1.5, 1.5, (len(pos), 2))
+    cands = np.concatenate([cands, [[3.0, 500.0], [1917.0, 600.0], [900.0, 2.0],
+                                    [1000.0, 1078.0], [-4.0, -3.0]]])
+    r_exp = det._radius_at(np.clip(cands, 0, [1919, 1079]), prep)
+    base = np.rint(cands).astype(np.int64)
+    half = int(np.ceil(1.8 * r_exp.max())) + 1
+    args = (frame, base, half, prep.grid["gain"][..., 0], *prep.roi[:2], prep.grid["factor"],
+            det._table, _SOFT)
+    return det, cands, r_exp, base, half, args
+
+
+def test_window_pixels_match_the_numpy_reference_exactly(scene):
+    det, _, _, _, _, args = scene
+    got = kernels.window_pixels(*args)
+    want = kernels.window_pixels_numpy(*args)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+    win, score, alpha, valid = got
+    np.testing.assert_array_equal(score, scores(det._table, win))
+    assert not valid[-1, 0, 0] and valid[-1, -1, -1]  # the window over the top-left corner
+    assert (alpha[~valid] == 0).all() and alpha.max() == 1.0
+
+
+def test_refine_windows_match_the_numpy_reference(scene):
+    det, cands, r_exp, base, half, args = scene
+    win, score, alpha, valid = kernels.window_pixels_numpy(*args)
+    dmat = np.hypot(*(cands[:, None] - cands[None]).transpose(2, 0, 1))
+    np.fill_diagonal(dmat, np.inf)
+    nbr = np.ascontiguousarray(np.argsort(dmat, axis=1)[:, :6])
+    c0 = (cands - base).astype(np.float32)
+    glint = float(min(2.5 * det.cloth.level, 600))
+    inputs = (alpha, valid, score, win, c0, base, r_exp, nbr, dmat, 3, half, glint,
+              2 * _FG_LEVEL, 1.3 * _FG_LEVEL)
+    c, cell, d_own, cover, spill, inner, in_k, strong_k, solid, lit = kernels.refine_windows(
+        *inputs)
+    rc, rcell, rd, rcover, rspill, rinner, rin_k, rstrong_k, rsolid, rlit = (
+        kernels.refine_windows_numpy(*inputs))
+    # the sums run in another order (float64 here, float32 there): the last bits differ
+    np.testing.assert_allclose(c, rc, atol=1e-4)
+    assert np.abs(c - c0).max() > 0.5  # the centroids moved: a test of something
+    np.testing.assert_allclose(d_own, rd, atol=1e-3)
+    # a pixel on a boundary may fall either side of it
+    for a, b in ((cell, rcell), (inner, rinner)):
+        assert a.shape == b.shape and (a != b).mean() < 1e-4
+    np.testing.assert_allclose(cover, rcover, atol=1e-3)
+    np.testing.assert_allclose(spill, rspill, atol=1e-2)
+    np.testing.assert_allclose(solid, rsolid, atol=1e-2)
+    assert np.abs(in_k - rin_k).sum() <= 2 and np.abs(strong_k - rstrong_k).sum() <= 2
+    np.testing.assert_array_equal(lit, rlit)
+    assert lit[:22].sum() >= 20 and abs(np.median(cover[:22]) - 1) < 0.05  # the balls are balls
+
+
+def test_the_detector_finds_the_same_with_the_numpy_references(scene, monkeypatch):
+    det, *_, args = scene
+    frame = args[0]
+    found = BallDetector(det.geometry.calibration).detect(frame)
+    monkeypatch.setattr(kernels, "window_pixels", kernels.window_pixels_numpy)
+    monkeypatch.setattr(kernels, "refine_windows", kernels.refine_windows_numpy)
+    again = BallDetector(det.geometry.calibration).detect(frame)
+    assert len(found) == len(again) == 22
+    np.testing.assert_allclose(found.xy_px, again.xy_px, atol=1e-3)
+    np.testing.assert_allclose(found.confidence, again.confidence, atol=1e-3)

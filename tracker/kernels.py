@@ -1,0 +1,335 @@
+"""The detector's per-pixel work in the balls' full-resolution windows, in one pass per window.
+
+Each function here has a numpy reference (``*_numpy``, whole arrays at a time) and the same work
+compiled by numba: a loop over each window's pixels that makes no temporary arrays (numpy's
+passes over a frame's windows, each with its temporaries, cost two to four times as much). The
+compiled one is used; ``tests/tracker/test_kernels.py`` holds the two to the same answers. With
+``CUEBALL_NUMBA=0`` set, or where numba cannot be imported, the numpy references serve. The
+compiled code is cached beside this file (or in numba's cache directory) on first use.
+
+Window coordinates: pixel (y, x) of a window of size S = 2 * half + 1 is at (x - half,
+y - half) from the window's base pixel; a ball's centre ``c`` is given from its base pixel,
+float32, as the detector keeps it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+
+try:
+    import numba
+except ImportError:  # pragma: no cover - a platform numba has no build for yet
+    numba = None
+
+COMPILED = numba is not None and os.environ.get("CUEBALL_NUMBA", "1") != "0"
+
+
+def window_pixels_numpy(frame, base, half, gain, x0, y0, factor, table, soft):
+    """The full-resolution windows round N balls, cloth-flattened and scored.
+
+    ``frame`` (H, W, 3) uint8 BGR; ``base`` (N, 2) int the windows' base pixels (x, y);
+    ``gain`` (h, w) float32 the cloth's flattening gain of the work image, whose pixel (0, 0)
+    covers the frame's ``factor`` x ``factor`` pixels from (``x0``, ``y0``); ``table`` the
+    detector's ``score_table`` (6 bits a channel, as ``tracker.detect.score_table`` lays it
+    out); ``soft`` (256,) float32 each score's soft membership. Pixels past
+    the frame's edge repeat its nearest edge pixel. Returns ``win`` (N, S, S, 3) uint8 the
+    flattened BGR, ``score`` (N, S, S) uint8, ``alpha`` (N, S, S) float32 (0 off the frame) and
+    ``valid`` (N, S, S) bool on the frame."""
+    h, w = frame.shape[:2]
+    off = np.arange(-half, half + 1)
+    ix = np.clip(base[:, 0, None] + off[None], 0, w - 1)  # (N, S)
+    iy = np.clip(base[:, 1, None] + off[None], 0, h - 1)
+    # the gain of the work pixel each full-resolution pixel falls in (it is smooth)
+    gh, gw = gain.shape
+    at = (((iy - y0) // factor).clip(0, gh - 1) * gw)[:, :, None] + (
+        (ix - x0) // factor).clip(0, gw - 1)[:, None, :]
+    g = np.take(gain.reshape(-1), at)[..., None]
+    size = 2 * half + 1
+    raw = np.empty((len(base), size, size, 3), np.uint8)
+    for k, (x, y) in enumerate(base - half):
+        if 0 <= x and x + size <= w and 0 <= y and y + size <= h:
+            raw[k] = frame[y:y + size, x:x + size]
+        else:
+            raw[k] = frame[iy[k][:, None], ix[k][None]]
+    flat = raw * g
+    flat += 0.5
+    win = np.clip(flat, 0, 255, out=flat).astype(np.uint8)
+    # B, G, R, A bytes -> one number; each byte shifted down and the bits it got from the next
+    # byte up cleared (as ``tracker.detect.scores``)
+    idx = np.concatenate([win, np.zeros(win.shape[:3] + (1,), np.uint8)], axis=3
+                         ).view(np.uint32)[..., 0]
+    idx = (idx >> np.uint32(2)) & np.uint32(63 * 0x010101)
+    score = np.take(table, idx)
+    valid = ((base[:, 0, None] + off[None] >= 0) & (base[:, 0, None] + off[None] < w))
+    valid = valid[:, None, :] & ((base[:, 1, None] + off[None] >= 0)
+                                 & (base[:, 1, None] + off[None] < h))[:, :, None]
+    return win, score, soft[score] * valid, valid
+
+
+def _window_pixels_loops(frame, base, half, gain, x0, y0, factor, table, soft):
+    """``window_pixels_numpy``, a pixel at a time (for numba to compile)."""
+    h, w = frame.shape[0], frame.shape[1]
+    gh, gw = gain.shape
+    n, size = base.shape[0], 2 * half + 1
+    win = np.empty((n, size, size, 3), np.uint8)
+    score = np.empty((n, size, size), np.uint8)
+    alpha = np.empty((n, size, size), np.float32)
+    valid = np.empty((n, size, size), np.bool_)
+    for i in range(n):
+        for yy in range(size):
+            y = base[i, 1] + yy - half
+            inside_y = 0 <= y < h
+            fy = min(max(y, 0), h - 1)
+            gy = min(max((fy - y0) // factor, 0), gh - 1)
+            for xx in range(size):
+                x = base[i, 0] + xx - half
+                fx = min(max(x, 0), w - 1)
+                gx = min(max((fx - x0) // factor, 0), gw - 1)
+                g = gain[gy, gx]
+                idx = 0
+                for ch in range(3):
+                    v = np.float32(frame[fy, fx, ch]) * g + np.float32(0.5)
+                    v = min(max(v, np.float32(0.0)), np.float32(255.0))
+                    u = np.uint8(v)
+                    win[i, yy, xx, ch] = u
+                    idx |= (np.int64(u) >> 2) << (8 * ch)
+                sc = table[idx]
+                score[i, yy, xx] = sc
+                ok = inside_y and 0 <= x < w
+                valid[i, yy, xx] = ok
+                alpha[i, yy, xx] = soft[sc] if ok else np.float32(0.0)
+    return win, score, alpha, valid
+
+
+def refine_windows_numpy(alpha, valid, score, win, c, base, r_exp, nbr, dmat, iterations, half,
+                         glint, strong_level, solid_level):
+    """The centroid of each ball's soft silhouette in its own cell, and what its window shows
+    round it, for N windows of size S.
+
+    ``alpha`` (N, S, S) float32 soft not-cloth membership (0 off the frame), ``valid``
+    (N, S, S) bool on the frame, ``score`` (N, S, S) uint8 not-cloth score, ``win``
+    (N, S, S, 3) uint8 BGR (cloth-flattened), ``c`` (N, 2) float32 starting centres and
+    ``base`` (N, 2) int their windows' base pixels, ``r_exp`` (N,) radii px, ``nbr`` (N, K)
+    each one's nearest others (nearest first) and ``dmat`` (N, N) their distances (inf on the
+    diagonal), ``iterations`` of the centroid, ``glint`` the least B + G + R of a highlight;
+    a score of ``strong_level`` or more is strong, of ``solid_level`` or more solid.
+
+    The cell of a ball is its window's pixels nearer to it than to a neighbour within three
+    radii, drawn at the first two iterations and kept after. Returns
+
+    - ``c`` (N, 2) float32 the centroids of ``alpha`` within 1.3 radii in the cell;
+    - ``cell`` (N, S, S) bool; ``d_own`` (N, S, S) float32 squared distance from ``c``;
+    - ``cover`` (N,) the share of the disc's area that ``alpha`` fills;
+    - ``spill`` (N,) the share of strong pixels in the ring from 1.4 to 1.8 radii (cell, frame);
+    - ``inner`` (N, S, S) bool within 0.7 radii in the cell;
+    - ``in_k``, ``strong_k`` (N, 8) the pixels, and strong ones, in each eighth (by angle
+      round ``c``) of the ring from 1.3 to 1.8 radii (cell, frame);
+    - ``solid`` (N,) the share of solid pixels in the disc in the cell;
+    - ``lit`` (N,) bool: a pixel of ``glint`` within 0.6 radii, off every neighbour's disc.
+    """
+    n = len(c)
+    off = np.arange(-half, half + 1, dtype=np.float32)
+    gx, gy = off[None, None, :], off[None, :, None]
+    rr = r_exp[:, None, None].astype(np.float32)
+    for it in range(iterations):
+        dx, dy = gx - c[:, 0, None, None], gy - c[:, 1, None, None]
+        d_own = dx * dx + dy * dy
+        if it < 2:
+            cell = _cell(c + base, base, gx, gy, d_own, nbr, dmat, r_exp)
+        mine = cell & (d_own <= (1.3 * rr) ** 2)
+        wgt = alpha * mine
+        tot = wgt.sum((1, 2))
+        good = tot > 1e-6
+        cx = (wgt * gx).sum((1, 2)) / np.where(good, tot, 1)
+        cy = (wgt * gy).sum((1, 2)) / np.where(good, tot, 1)
+        c = np.where(good[:, None], np.column_stack([cx, cy]), c)
+    dx, dy = gx - c[:, 0, None, None], gy - c[:, 1, None, None]
+    d_own = dx * dx + dy * dy
+    mine = cell & (d_own <= (1.3 * rr) ** 2)
+    disc = d_own <= rr ** 2
+    cover = (alpha * disc).sum((1, 2)) / (np.pi * r_exp ** 2)
+    ring = cell & (d_own > (1.4 * rr) ** 2) & (d_own <= (1.8 * rr) ** 2) & valid
+    strong = score >= strong_level
+    spill = (strong * ring).sum((1, 2)) / np.maximum(ring.sum((1, 2)), 1)
+    inner = (d_own <= (0.7 * rr) ** 2) & mine
+    ring2 = cell & (d_own > (1.3 * rr) ** 2) & (d_own <= (1.8 * rr) ** 2) & valid
+    owner, ry, rx = np.nonzero(ring2)
+    sector = _sectors(dy[owner, ry, 0], dx[owner, 0, rx])
+    slot = owner * 8 + sector
+    in_k = np.bincount(slot, minlength=8 * n).reshape(n, 8)
+    strong_k = np.bincount(slot, weights=strong[ring2], minlength=8 * n).reshape(n, 8)
+    own = disc & cell
+    solid = ((score >= solid_level) & own).sum((1, 2)) / np.maximum(own.sum((1, 2)), 1)
+    bright = ((win[..., 0].astype(np.int32) + win[..., 1] + win[..., 2] >= glint)
+              & (d_own <= (0.6 * rr) ** 2))
+    for k in range(nbr.shape[1]):
+        o = (c[nbr[:, k]] + base[nbr[:, k]] - base).astype(np.float32)
+        # a neighbour's disc clear of every window (with a pixel to spare) takes nothing
+        if (np.hypot(*o.T) > np.sqrt(2) * (half + 1) + r_exp[nbr[:, k]] + 1).all():
+            continue
+        d_o = (gx - o[:, 0, None, None]) ** 2 + (gy - o[:, 1, None, None]) ** 2
+        bright &= d_o > (r_exp[nbr[:, k]] ** 2)[:, None, None]
+    lit = bright.any((1, 2))
+    return c, cell, d_own, cover, spill, inner, in_k, strong_k, solid, lit
+
+
+def _cell(c, base, gx, gy, d_own, nbr, dmat, r_exp) -> np.ndarray:
+    """(N, S, S) bool: window pixels nearer to their own centre than to any neighbour within
+    three radii. ``c`` (N, 2) centres in the frame, ``base`` (N, 2) window base pixels, ``gx``,
+    ``gy`` window offsets, ``d_own`` squared distances to the own centre."""
+    n = len(c)
+    cell = np.ones(d_own.shape, bool)
+    for k in range(nbr.shape[1]):
+        far = dmat[np.arange(n), nbr[:, k]] > 3 * r_exp
+        if far.all():  # and so are the further neighbours
+            break
+        o = (c[nbr[:, k]] - base).astype(np.float32)
+        d_o = (gx - o[:, 0, None, None]) ** 2 + (gy - o[:, 1, None, None]) ** 2
+        cell &= (d_own <= d_o) | far[:, None, None]
+    return cell
+
+
+def _sectors(dy: np.ndarray, dx: np.ndarray) -> np.ndarray:
+    """The eighth (0..7) of the turn each offset (dx, dy) float32 points in."""
+    return ((np.arctan2(dy, dx) + np.pi) / (np.pi / 4)).astype(np.int32) % 8
+
+
+def ring_sectors(cell: np.ndarray, valid: np.ndarray, d_own: np.ndarray, c: np.ndarray,
+                 r: np.float32, half: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One window's pixels in the ring from 1.3 to 1.8 radii ``r`` round ``c`` (2,) (cell
+    ``cell``, on the frame ``valid``; ``d_own`` (S, S) squared distances from ``c``): their rows,
+    columns and eighths of the turn, as ``refine_windows`` counts them."""
+    ring = cell & (d_own > (1.3 * r) ** 2) & (d_own <= (1.8 * r) ** 2) & valid
+    ry, rx = np.nonzero(ring)
+    off = np.arange(-half, half + 1, dtype=np.float32)
+    return ry, rx, _sectors(off[ry] - c[1], off[rx] - c[0])
+
+
+def _refine_windows_loops(alpha, valid, score, win, c0, base, r_exp, nbr, dmat, iterations,
+                          half, glint, strong_level, solid_level):
+    """``refine_windows_numpy``, a window and a pixel at a time (for numba to compile; sums in
+    float64, so the centroids may differ from the reference's float32 sums in the last
+    bits)."""
+    n, s = alpha.shape[0], alpha.shape[1]
+    k_n = nbr.shape[1]
+    rr = r_exp.astype(np.float32)
+    c = c0.copy()
+    cell = np.ones((n, s, s), np.bool_)
+    d_own = np.empty((n, s, s), np.float32)
+    for it in range(iterations):
+        c_new = c.copy()
+        for i in range(n):
+            cxi, cyi = c[i, 0], c[i, 1]
+            if it < 2:
+                cell[i] = True
+                for k in range(k_n):
+                    j = nbr[i, k]
+                    if dmat[i, j] > 3 * r_exp[i]:
+                        break  # and so are the further ones
+                    ox = np.float32((np.float64(c[j, 0]) + base[j, 0]) - base[i, 0])
+                    oy = np.float32((np.float64(c[j, 1]) + base[j, 1]) - base[i, 1])
+                    for y in range(s):
+                        gy = np.float32(y - half)
+                        ddy, ody = gy - cyi, gy - oy
+                        for x in range(s):
+                            gx = np.float32(x - half)
+                            ddx, odx = gx - cxi, gx - ox
+                            if not (ddx * ddx + ddy * ddy <= odx * odx + ody * ody):
+                                cell[i, y, x] = False
+            lim = np.float32(1.3) * rr[i]
+            lim = lim * lim
+            tot = sx = sy = 0.0
+            for y in range(s):
+                gy = np.float32(y - half)
+                ddy = gy - cyi
+                for x in range(s):
+                    gx = np.float32(x - half)
+                    ddx = gx - cxi
+                    if cell[i, y, x] and ddx * ddx + ddy * ddy <= lim:
+                        w = alpha[i, y, x]
+                        tot += w
+                        sx += w * gx
+                        sy += w * gy
+            if np.float32(tot) > 1e-6:
+                c_new[i, 0] = np.float32(sx) / np.float32(tot)
+                c_new[i, 1] = np.float32(sy) / np.float32(tot)
+        c = c_new
+    cover = np.empty(n)
+    spill = np.empty(n)
+    solid = np.empty(n)
+    inner = np.zeros((n, s, s), np.bool_)
+    in_k = np.zeros((n, 8), np.int64)
+    strong_k = np.zeros((n, 8))
+    lit = np.zeros(n, np.bool_)
+    pi32 = np.float32(math.pi)
+    eighth = np.float32(math.pi / 4)
+    for i in range(n):
+        cxi, cyi = c[i, 0], c[i, 1]
+        r1 = rr[i]
+        l13 = np.float32(1.3) * r1
+        l13 = l13 * l13
+        l14 = np.float32(1.4) * r1
+        l14 = l14 * l14
+        l18 = np.float32(1.8) * r1
+        l18 = l18 * l18
+        l07 = np.float32(0.7) * r1
+        l07 = l07 * l07
+        l06 = np.float32(0.6) * r1
+        l06 = l06 * l06
+        l10 = r1 * r1
+        filled = 0.0
+        n_ring = n_spill = n_own = n_solid = 0
+        for y in range(s):
+            gy = np.float32(y - half)
+            ddy = gy - cyi
+            for x in range(s):
+                gx = np.float32(x - half)
+                ddx = gx - cxi
+                d = ddx * ddx + ddy * ddy
+                d_own[i, y, x] = d
+                in_cell = cell[i, y, x]
+                strong = score[i, y, x] >= strong_level
+                if d <= l10:
+                    filled += alpha[i, y, x]
+                    if in_cell:
+                        n_own += 1
+                        if score[i, y, x] >= solid_level:
+                            n_solid += 1
+                if in_cell and valid[i, y, x] and l13 < d <= l18:
+                    if d > l14:
+                        n_ring += 1
+                        if strong:
+                            n_spill += 1
+                    sector = np.int32((math.atan2(ddy, ddx) + pi32) / eighth) % 8
+                    in_k[i, sector] += 1
+                    if strong:
+                        strong_k[i, sector] += 1.0
+                if in_cell and d <= l07 and d <= l13:
+                    inner[i, y, x] = True
+                if not lit[i] and d <= l06 and (np.int32(win[i, y, x, 0]) + win[i, y, x, 1]
+                                                + win[i, y, x, 2]) >= glint:
+                    clear = True
+                    for k in range(k_n):
+                        j = nbr[i, k]
+                        ox = np.float32((np.float64(c[j, 0]) + base[j, 0]) - base[i, 0])
+                        oy = np.float32((np.float64(c[j, 1]) + base[j, 1]) - base[i, 1])
+                        dxo, dyo = gx - ox, gy - oy
+                        if not (dxo * dxo + dyo * dyo > r_exp[j] ** 2):
+                            clear = False
+                            break
+                    lit[i] = clear
+        cover[i] = filled / (math.pi * r_exp[i] ** 2)
+        spill[i] = n_spill / max(n_ring, 1)
+        solid[i] = n_solid / max(n_own, 1)
+    return c, cell, d_own, cover, spill, inner, in_k, strong_k, solid, lit
+
+
+if COMPILED:
+    window_pixels = numba.njit(cache=True, nogil=True)(_window_pixels_loops)
+    refine_windows = numba.njit(cache=True, nogil=True)(_refine_windows_loops)
+else:
+    window_pixels = window_pixels_numpy
+    refine_windows = refine_windows_numpy
