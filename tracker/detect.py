@@ -1762,14 +1762,9 @@ def _three(gain: np.ndarray) -> np.ndarray:
 
 
 def _apply_gain(bgr: np.ndarray, gain: np.ndarray) -> np.ndarray:
-    """uint8 BGR (..., 3) times a float32 gain (..., 1) or (..., 3), back to uint8."""
-    if bgr.ndim == 3:
-        if gain.shape[-1] == 1:
-            gain = _three(gain)
-        return cv2.multiply(bgr, gain, dtype=cv2.CV_8U)
-    out = bgr * gain
-    out += 0.5
-    return np.clip(out, 0, 255, out=out).astype(np.uint8)
+    """uint8 BGR (h, w, 3) times a float32 gain (h, w, 3), back to uint8 (the refinement's
+    windows are flattened in ``tracker.kernels.window_pixels``)."""
+    return cv2.multiply(bgr, gain, dtype=cv2.CV_8U)
 
 
 def _components(mask: np.ndarray):

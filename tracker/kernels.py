@@ -134,6 +134,8 @@ def refine_windows_numpy(alpha, valid, score, win, c, base, r_exp, nbr, dmat, it
     off = np.arange(-half, half + 1, dtype=np.float32)
     gx, gy = off[None, None, :], off[None, :, None]
     rr = r_exp[:, None, None].astype(np.float32)
+    # the cells split touching balls; they are redrawn after the first move (from the work
+    # image's candidates, about a pixel), then kept (later moves are fractions)
     for it in range(iterations):
         dx, dy = gx - c[:, 0, None, None], gy - c[:, 1, None, None]
         d_own = dx * dx + dy * dy
@@ -151,10 +153,14 @@ def refine_windows_numpy(alpha, valid, score, win, c, base, r_exp, nbr, dmat, it
     mine = cell & (d_own <= (1.3 * rr) ** 2)
     disc = d_own <= rr ** 2
     cover = (alpha * disc).sum((1, 2)) / (np.pi * r_exp ** 2)
+    # not-cloth pixels just outside the disc and not a neighbour's: an object bigger than a
+    # ball (an arm, the cue, graphics) rather than a ball (the ring starts clear of the halo
+    # that bright balls have in compressed footage)
     ring = cell & (d_own > (1.4 * rr) ** 2) & (d_own <= (1.8 * rr) ** 2) & valid
     strong = score >= strong_level
     spill = (strong * ring).sum((1, 2)) / np.maximum(ring.sum((1, 2)), 1)
-    inner = (d_own <= (0.7 * rr) ** 2) & mine
+    inner = (d_own <= (0.7 * rr) ** 2) & mine  # for the body colour
+    # something passing under or over the ball shows on opposite sides of this ring
     ring2 = cell & (d_own > (1.3 * rr) ** 2) & (d_own <= (1.8 * rr) ** 2) & valid
     owner, ry, rx = np.nonzero(ring2)
     sector = _sectors(dy[owner, ry, 0], dx[owner, 0, rx])
