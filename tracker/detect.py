@@ -40,6 +40,7 @@ from calibration.camera import Camera, apply_homography, polygon_moments
 from calibration.edges import subpixel_peak
 from calibration.specs import BALL_CLASSES, SNOOKER, SnookerTableSpec
 from tracker import kernels
+from tracker.kernels import row_percentiles as _row_percentiles
 
 # Quantisation of the lookup table: 6 bits a channel (262144 entries).
 _LUT_BITS = 6
@@ -1686,46 +1687,9 @@ def _round_outline(c: np.ndarray, r: np.ndarray, u: np.ndarray, rho: np.ndarray,
     a quarter of the rays find a point, or the circle is not round (its points within
     ``_ROUND`` ``r`` of it), not about the ball's size (within a fifth of ``r``) or place
     (within 0.15 ``r`` of ``c``: the gaps move a centroid by less)."""
-    rays = len(u)
     ends = (c[:, None] + u[None] * rho[..., None]).astype(np.float64)  # (K, rays, 2)
-    enough = has.sum(1) >= rays // 4
-    centre, radius = _circles(ends, has & enough[:, None])
-    off = np.hypot(*(ends - centre[:, None]).transpose(2, 0, 1)) - radius[:, None]
-    off = np.where(has, off, np.nan)
-    dev = np.abs(off - _row_percentiles(off, (50,))[0][:, None])
-    far = _row_percentiles(dev, (50,))[0]
-    with np.errstate(invalid="ignore"):
-        keep = has & (dev < _OUTLINE_MADS * 1.4826 * far[:, None] + 1e-3)
-    again = enough & (keep.sum(1) >= rays // 4) & (keep.sum(1) < has.sum(1))
-    if again.any():
-        centre[again], radius[again] = _circles(ends[again], keep[again])
-    with np.errstate(all="ignore"):
-        miss = np.hypot(*(ends - centre[:, None]).transpose(2, 0, 1)) - radius[:, None]
-        spread = np.sqrt((np.where(has, miss, 0.0) ** 2).sum(1) / np.maximum(has.sum(1), 1))
-    ok = (enough & (np.abs(radius / r - 1) <= 0.2)
-          & (np.hypot(*(centre - c).T) <= 0.15 * r) & (spread <= _ROUND * r))
-    return centre, ok
-
-
-def _circles(pts: np.ndarray, use: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The least-squares circles through the points ``pts`` (K, M, 2) that ``use`` (K, M):
-    their centres (K, 2) and radii (K,); a circle with fewer than three points is left at
-    nothing (zeros)."""
-    w = use.astype(np.float64)[..., None]
-    a = np.concatenate([2 * pts, np.ones(pts.shape[:2] + (1,))], axis=2) * w  # (K, M, 3)
-    b = (pts ** 2).sum(2)[..., None] * w
-    m = a.transpose(0, 2, 1) @ a
-    v = (a.transpose(0, 2, 1) @ b)[..., 0]
-    fit = use.sum(1) >= 3
-    sol = np.zeros((len(pts), 3))
-    if fit.any():
-        try:
-            sol[fit] = np.linalg.solve(m[fit], v[fit][..., None])[..., 0]
-        except np.linalg.LinAlgError:  # points all on one line: no circle of its own
-            for i in np.flatnonzero(fit):
-                sol[i] = np.linalg.lstsq(m[i], v[i], rcond=None)[0]
-    centre = sol[:, :2]
-    return centre, np.sqrt(np.maximum(sol[:, 2] + (centre ** 2).sum(1), 0.0))
+    return kernels.round_outline(ends, has, np.asarray(c, np.float64),
+                                 np.asarray(r, np.float64), _OUTLINE_MADS, _ROUND)
 
 
 def _flat_gain(small: np.ndarray, cloth: np.ndarray, factor: int) -> np.ndarray:
@@ -1999,23 +1963,6 @@ def _free_arc(blob: np.ndarray, p: np.ndarray, r: float) -> float:
     full = np.flatnonzero(~np.concatenate([empty, empty]))
     longest = int(np.diff(np.concatenate([[-1], full, [2 * len(empty)]])).max()) - 1
     return 10.0 * min(longest, len(empty))
-
-
-def _row_percentiles(x: np.ndarray, qs: tuple[float, ...]) -> list[np.ndarray]:
-    """Percentiles ``qs`` of each row of (N, M) ``x`` over its finite values (linear
-    interpolation, as ``np.nanpercentile``); NaN for a row without any."""
-    x = np.sort(x, axis=1)  # NaN last
-    k = np.isfinite(x).sum(1)
-    rows = np.arange(len(x))
-    out = []
-    for q in qs:
-        pos = q / 100 * np.maximum(k - 1, 0)
-        i = np.floor(pos).astype(int)
-        j = np.minimum(i + 1, np.maximum(k - 1, 0))
-        frac = pos - i
-        v = x[rows, i] * (1 - frac) + x[rows, j] * frac
-        out.append(np.where(k > 0, v, np.nan))
-    return out
 
 
 def _blob_cov(blob: np.ndarray) -> np.ndarray | None:

@@ -333,9 +333,201 @@ def _refine_windows_loops(alpha, valid, score, win, c0, base, r_exp, nbr, dmat, 
     return c, cell, d_own, cover, spill, inner, in_k, strong_k, solid, lit
 
 
+def round_outline_numpy(ends, has, c, r, mads, round_share):
+    """The circles through the outline points ``ends`` (K, rays, 2) float64 that ``has``
+    (K, rays) round the centres ``c`` (K, 2) of radii ``r`` (K,): points further than ``mads``
+    (scaled) median absolute deviations off the first circle are left out of a second. Returns
+    their centres (K, 2) and whether each holds (K,) bool: not when under a quarter of the rays
+    find a point, or the circle is not round (its points within ``round_share`` ``r`` of it,
+    root mean square), not about the ball's size (within a fifth of ``r``) or place (within
+    0.15 ``r`` of ``c``)."""
+    rays = has.shape[1]
+    enough = has.sum(1) >= rays // 4
+    centre, radius = circles(ends, has & enough[:, None])
+    off = np.hypot(*(ends - centre[:, None]).transpose(2, 0, 1)) - radius[:, None]
+    off = np.where(has, off, np.nan)
+    dev = np.abs(off - row_percentiles(off, (50,))[0][:, None])
+    far = row_percentiles(dev, (50,))[0]
+    with np.errstate(invalid="ignore"):
+        keep = has & (dev < mads * 1.4826 * far[:, None] + 1e-3)
+    again = enough & (keep.sum(1) >= rays // 4) & (keep.sum(1) < has.sum(1))
+    if again.any():
+        centre[again], radius[again] = circles(ends[again], keep[again])
+    with np.errstate(all="ignore"):
+        miss = np.hypot(*(ends - centre[:, None]).transpose(2, 0, 1)) - radius[:, None]
+        spread = np.sqrt((np.where(has, miss, 0.0) ** 2).sum(1) / np.maximum(has.sum(1), 1))
+    ok = (enough & (np.abs(radius / r - 1) <= 0.2)
+          & (np.hypot(*(centre - c).T) <= 0.15 * r) & (spread <= round_share * r))
+    return centre, ok
+
+
+def circles(pts: np.ndarray, use: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The least-squares circles through the points ``pts`` (K, M, 2) that ``use`` (K, M):
+    their centres (K, 2) and radii (K,); a circle with fewer than three points is left at
+    nothing (zeros)."""
+    w = use.astype(np.float64)[..., None]
+    a = np.concatenate([2 * pts, np.ones(pts.shape[:2] + (1,))], axis=2) * w  # (K, M, 3)
+    b = (pts ** 2).sum(2)[..., None] * w
+    m = a.transpose(0, 2, 1) @ a
+    v = (a.transpose(0, 2, 1) @ b)[..., 0]
+    fit = use.sum(1) >= 3
+    sol = np.zeros((len(pts), 3))
+    if fit.any():
+        try:
+            sol[fit] = np.linalg.solve(m[fit], v[fit][..., None])[..., 0]
+        except np.linalg.LinAlgError:  # points all on one line: no circle of its own
+            for i in np.flatnonzero(fit):
+                sol[i] = np.linalg.lstsq(m[i], v[i], rcond=None)[0]
+    centre = sol[:, :2]
+    return centre, np.sqrt(np.maximum(sol[:, 2] + (centre ** 2).sum(1), 0.0))
+
+
+def row_percentiles(x: np.ndarray, qs: tuple[float, ...]) -> list[np.ndarray]:
+    """Percentiles ``qs`` of each row of (N, M) ``x`` over its finite values (linear
+    interpolation, as ``np.nanpercentile``); NaN for a row without any."""
+    x = np.sort(x, axis=1)  # NaN last
+    k = np.isfinite(x).sum(1)
+    rows = np.arange(len(x))
+    out = []
+    for q in qs:
+        pos = q / 100 * np.maximum(k - 1, 0)
+        i = np.floor(pos).astype(int)
+        j = np.minimum(i + 1, np.maximum(k - 1, 0))
+        frac = pos - i
+        v = x[rows, i] * (1 - frac) + x[rows, j] * frac
+        out.append(np.where(k > 0, v, np.nan))
+    return out
+
+
+def _circle_fit(pts, use):
+    """The least-squares circle through the points ``pts`` (M, 2) that ``use`` (M,), as
+    ``circles`` fits it (its normal equations solved by elimination with partial pivoting, as
+    LAPACK's): centre x, y, radius (zeros with fewer than three points), and whether the
+    equations were singular (the points all on one line: no answer here)."""
+    m = np.zeros((3, 3))
+    v = np.zeros(3)
+    count = 0
+    for j in range(pts.shape[0]):
+        if not use[j]:
+            continue
+        count += 1
+        a0, a1 = 2 * pts[j, 0], 2 * pts[j, 1]
+        b = pts[j, 0] * pts[j, 0] + pts[j, 1] * pts[j, 1]
+        m[0, 0] += a0 * a0
+        m[0, 1] += a0 * a1
+        m[0, 2] += a0
+        m[1, 1] += a1 * a1
+        m[1, 2] += a1
+        m[2, 2] += 1.0
+        v[0] += a0 * b
+        v[1] += a1 * b
+        v[2] += b
+    if count < 3:
+        return 0.0, 0.0, 0.0, False
+    m[1, 0], m[2, 0], m[2, 1] = m[0, 1], m[0, 2], m[1, 2]
+    for col in range(3):
+        piv = col
+        for row in range(col + 1, 3):
+            if abs(m[row, col]) > abs(m[piv, col]):
+                piv = row
+        if m[piv, col] == 0.0:
+            return 0.0, 0.0, 0.0, True
+        if piv != col:
+            for q in range(3):
+                m[col, q], m[piv, q] = m[piv, q], m[col, q]
+            v[col], v[piv] = v[piv], v[col]
+        for row in range(col + 1, 3):
+            f = m[row, col] / m[col, col]
+            for q in range(col, 3):
+                m[row, q] -= f * m[col, q]
+            v[row] -= f * v[col]
+    sol = np.zeros(3)
+    for row in range(2, -1, -1):
+        acc = v[row]
+        for q in range(row + 1, 3):
+            acc -= m[row, q] * sol[q]
+        sol[row] = acc / m[row, row]
+    x, y = sol[0], sol[1]
+    return x, y, math.sqrt(max(sol[2] + x * x + y * y, 0.0)), False
+
+
+def _median_finite(x):
+    """The median of the finite values of ``x`` (M,) (NaN without any), as
+    ``np.nanpercentile(x, 50)``."""
+    v = np.sort(x[np.isfinite(x)])
+    k = len(v)
+    if k == 0:
+        return np.nan
+    pos = 0.5 * (k - 1)
+    i = int(math.floor(pos))
+    j = min(i + 1, k - 1)
+    frac = pos - i
+    return v[i] * (1 - frac) + v[j] * frac
+
+
+def _round_outline_loops(ends, has, c, r, mads, round_share):
+    """``round_outline_numpy``, a ball at a time (for numba to compile); with (K,) bool the
+    balls whose points all lay on one line, left for the reference to answer."""
+    k_n, rays = has.shape
+    centre = np.zeros((k_n, 2))
+    ok = np.zeros(k_n, np.bool_)
+    line = np.zeros(k_n, np.bool_)
+    off = np.empty(rays)
+    keep = np.empty(rays, np.bool_)
+    for i in range(k_n):
+        n_has = 0
+        for j in range(rays):
+            n_has += has[i, j]
+        if n_has < rays // 4:
+            continue
+        x, y, radius, line[i] = _circle_fit(ends[i], has[i])
+        if line[i]:
+            continue
+        for j in range(rays):
+            off[j] = (math.hypot(ends[i, j, 0] - x, ends[i, j, 1] - y) - radius if has[i, j]
+                      else np.nan)
+        mid = _median_finite(off)
+        dev = np.abs(off - mid)
+        far = _median_finite(dev)
+        n_keep = 0
+        for j in range(rays):
+            keep[j] = has[i, j] and dev[j] < mads * 1.4826 * far + 1e-3
+            n_keep += keep[j]
+        if n_keep >= rays // 4 and n_keep < n_has:
+            x, y, radius, line[i] = _circle_fit(ends[i], keep)
+            if line[i]:
+                continue
+        total = 0.0
+        for j in range(rays):
+            if has[i, j]:
+                miss = math.hypot(ends[i, j, 0] - x, ends[i, j, 1] - y) - radius
+                total += miss * miss
+        spread = math.sqrt(total / max(n_has, 1))
+        centre[i, 0], centre[i, 1] = x, y
+        ok[i] = (abs(radius / r[i] - 1) <= 0.2
+                 and math.hypot(x - c[i, 0], y - c[i, 1]) <= 0.15 * r[i]
+                 and spread <= round_share * r[i])
+    return centre, ok, line
+
+
+def _round_outline_compiled(ends, has, c, r, mads, round_share):
+    """``round_outline_numpy`` compiled, the reference answering for the balls whose points
+    all lay on one line."""
+    centre, ok, line = _round_outline_kernel(ends, has, c, r, mads, round_share)
+    if line.any():
+        centre[line], ok[line] = round_outline_numpy(ends[line], has[line], c[line], r[line],
+                                                     mads, round_share)
+    return centre, ok
+
+
 if COMPILED:
     window_pixels = numba.njit(cache=True, nogil=True)(_window_pixels_loops)
     refine_windows = numba.njit(cache=True, nogil=True)(_refine_windows_loops)
+    _circle_fit = numba.njit(cache=True, nogil=True)(_circle_fit)
+    _median_finite = numba.njit(cache=True, nogil=True)(_median_finite)
+    _round_outline_kernel = numba.njit(cache=True, nogil=True)(_round_outline_loops)
+    round_outline = _round_outline_compiled
 else:
     window_pixels = window_pixels_numpy
     refine_windows = refine_windows_numpy
+    round_outline = round_outline_numpy

@@ -18,7 +18,8 @@ from calibration.calibrate import Calibration
 from calibration.camera import Camera
 from calibration.specs import BALL_CLASSES, SNOOKER
 from tracker.colour import ColourClassifier
-from tracker.detect import BallDetector, Detections, DetectorConfig, _circles
+from tracker.detect import BallDetector, Detections, DetectorConfig
+from tracker.kernels import circles as _circles
 from tracker.sim.render import Capsule, Renderer
 from tracker.sim.scenarios import overhead_camera
 from tracker.sim.script import SKIN_BGR, SLEEVE_BGR, layout, standard_layout

@@ -98,3 +98,34 @@ def test_the_detector_finds_the_same_with_the_numpy_references(scene, monkeypatc
     assert len(found) == len(again) == 22
     np.testing.assert_allclose(found.xy_px, again.xy_px, atol=1e-3)
     np.testing.assert_allclose(found.confidence, again.confidence, atol=1e-3)
+
+
+def test_round_outline_matches_the_numpy_reference():
+    """Circles through outline points: round ones with noise, arcs with gaps (rays into a
+    neighbour), outliers (codec blotches), a bumpy one, too few points, a straight edge, and
+    points whose equations are singular (which the compiled kernel leaves to the reference)."""
+    rng = np.random.default_rng(11)
+    rays = 90
+    u = np.c_[np.cos(np.linspace(0, 2 * np.pi, rays, endpoint=False)),
+              np.sin(np.linspace(0, 2 * np.pi, rays, endpoint=False))]
+    c = rng.uniform(20, 30, (8, 2))
+    r = rng.uniform(9, 14, 8)
+    rho = r[:, None] * (1 + rng.normal(0, 0.01, (8, rays)))
+    rho[3] *= 1 + 0.15 * np.sin(3 * np.linspace(0, 2 * np.pi, rays, endpoint=False))  # bumpy
+    ends = c[:, None] + u[None] * rho[..., None] + [0.7, -0.4]
+    has = np.ones((8, rays), bool)
+    has[1, 20:60] = False  # an arc
+    has[2, ::5] = False
+    ends[2, 1::15] += 1.5  # outliers off the circle
+    has[4, 15:] = False  # too few points: under a quarter of the rays
+    ends[5] = np.c_[np.linspace(0, 40, rays), np.full(rays, 25.0)]  # a straight edge
+    has[6, 40:50] = False
+    ends[7] = (2.0, 4.0)  # every point at one place: equations exactly singular
+    args = (ends, has, c, r, 2.5, 0.08)
+    centre, ok = kernels.round_outline(*args)
+    want_c, want_ok = kernels.round_outline_numpy(*args)
+    np.testing.assert_array_equal(ok, want_ok)
+    np.testing.assert_allclose(centre[want_ok], want_c[want_ok], atol=1e-9)
+    assert list(ok) == [True, True, True, False, False, False, True, False]
+    assert list(np.flatnonzero(kernels._round_outline_kernel(*args)[2])) == [7]
+    np.testing.assert_allclose(centre[ok], (c + [0.7, -0.4])[ok], atol=0.1)
