@@ -520,12 +520,21 @@ def _round_outline_compiled(ends, has, c, r, mads, round_share):
     return centre, ok
 
 
+def _compiled(func):
+    """``func`` compiled by numba (on its first call), the compiled code kept on disk where
+    there is somewhere to keep it."""
+    try:
+        return numba.njit(cache=True, nogil=True)(func)
+    except RuntimeError:  # nowhere writable to cache it: compiled again in each process
+        return numba.njit(nogil=True)(func)
+
+
 if COMPILED:
-    window_pixels = numba.njit(cache=True, nogil=True)(_window_pixels_loops)
-    refine_windows = numba.njit(cache=True, nogil=True)(_refine_windows_loops)
-    _circle_fit = numba.njit(cache=True, nogil=True)(_circle_fit)
-    _median_finite = numba.njit(cache=True, nogil=True)(_median_finite)
-    _round_outline_kernel = numba.njit(cache=True, nogil=True)(_round_outline_loops)
+    window_pixels = _compiled(_window_pixels_loops)
+    refine_windows = _compiled(_refine_windows_loops)
+    _circle_fit = _compiled(_circle_fit)
+    _median_finite = _compiled(_median_finite)
+    _round_outline_kernel = _compiled(_round_outline_loops)
     round_outline = _round_outline_compiled
 else:
     window_pixels = window_pixels_numpy
