@@ -1,11 +1,14 @@
-"""The detector's per-pixel work in the balls' full-resolution windows, in one pass per window.
+"""The detector's refinement, per pixel of the balls' full-resolution windows and per ball:
+the windows gathered and scored, each ball's centroid in its own cell and what its ring shows,
+and the circle through its outline.
 
 Each function here has a numpy reference (``*_numpy``, whole arrays at a time) and the same work
-compiled by numba: a loop over each window's pixels that makes no temporary arrays (numpy's
-passes over a frame's windows, each with its temporaries, cost two to four times as much). The
-compiled one is used; ``tests/tracker/test_kernels.py`` holds the two to the same answers. With
-``CUEBALL_NUMBA=0`` set, or where numba cannot be imported, the numpy references serve. The
-compiled code is cached beside this file (or in numba's cache directory) on first use.
+compiled by numba: loops over each window's pixels (or each ball's outline points) that make no
+temporary arrays (numpy's passes over a frame's windows, each with its temporaries, cost two to
+four times as much). The compiled one is used; ``tests/tracker/test_kernels.py`` holds the two
+to the same answers. With ``CUEBALL_NUMBA=0`` set, or where numba cannot be imported, the numpy
+references serve. The compiled code is cached beside this file (or in numba's cache directory)
+on first use.
 
 Window coordinates: pixel (y, x) of a window of size S = 2 * half + 1 is at (x - half,
 y - half) from the window's base pixel; a ball's centre ``c`` is given from its base pixel,
