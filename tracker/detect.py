@@ -404,6 +404,28 @@ _OFFSETS_MAX = 64
 _OFFSET_DIST = np.unique(np.hypot(*np.ogrid[0:_OFFSETS_MAX + 1, 0:_OFFSETS_MAX + 1]))
 
 
+@functools.cache
+def _warm_kernels() -> None:
+    """The refinement's compiled kernels made ready (compiled, or loaded from numba's cache)
+    for the very argument types ``_refine`` passes them, once a process, before the first
+    frame: a live source would drop the frames that come while they compile (some seconds,
+    the first time on a machine)."""
+    if not kernels.COMPILED:
+        return
+    frame = np.zeros((3, 3, 3), np.uint8)
+    base = np.ones((1, 2), np.int64)
+    gain = np.ones((1, 1, 1), np.float32)[..., 0]
+    win, score, alpha, valid = kernels.window_pixels(frame, base, 1, gain, 0, 0, 1,
+                                                     np.zeros(1, np.uint8), _SOFT)
+    c = np.zeros((1, 2), np.float32)
+    r = np.ones(1)
+    kernels.refine_windows(alpha, valid, score, win, c, base, r, np.zeros((1, 0), np.int64),
+                           np.full((1, 1), np.inf), 1, 1, 600.0, 2 * _FG_LEVEL,
+                           1.3 * _FG_LEVEL)
+    u = _ray_directions(8)
+    _round_outline(c, r, u, np.ones((1, 8), np.float32), np.ones((1, 8), bool))
+
+
 def _disc_kernels(r: float) -> tuple[int, np.ndarray, np.ndarray, int, np.ndarray]:
     """What ``_explain_blob`` places for a ball of radius ``r`` (work px): the half-size
     ``rr`` of its window, the disc a found ball clears (a little more than the ball: the halo
@@ -660,6 +682,7 @@ class BallDetector:
 
     def __init__(self, calibration: Calibration, table: SnookerTableSpec = SNOOKER,
                  config: DetectorConfig | None = None):
+        _warm_kernels()
         self.geometry = TableGeometry(calibration, table)
         self.table = table
         self.config = config or DetectorConfig()

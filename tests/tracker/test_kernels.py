@@ -129,3 +129,30 @@ def test_round_outline_matches_the_numpy_reference():
     assert list(ok) == [True, True, True, False, False, False, True, False]
     assert list(np.flatnonzero(kernels._round_outline_kernel(*args)[2])) == [7]
     np.testing.assert_allclose(centre[ok], (c + [0.7, -0.4])[ok], atol=0.1)
+
+
+def test_the_kernels_are_made_ready_for_the_very_types_detection_passes(scene, monkeypatch):
+    """A detector made compiles (or loads) the kernels before the first frame, for the
+    argument types the refinement passes them: no frame waits for a compile."""
+    from tracker import detect
+
+    det, *_, args = scene
+    seen: dict[str, set] = {}
+
+    def recording(name):
+        kernel = getattr(kernels, name)
+
+        def call(*a):
+            seen.setdefault(name, set()).add(tuple(numba.typeof(x) for x in a))
+            return kernel(*a)
+        return call
+
+    names = ("window_pixels", "refine_windows", "round_outline")
+    for name in names:
+        monkeypatch.setattr(kernels, name, recording(name))
+    detect._warm_kernels.__wrapped__()
+    warmed, seen = seen, {}
+    BallDetector(det.geometry.calibration).detect(args[0])
+    assert set(seen) == set(names)
+    for name in names:
+        assert seen[name] == warmed[name], name
