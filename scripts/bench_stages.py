@@ -8,6 +8,7 @@ threads of the process) is steadier than wall-clock time on a busy machine; the 
     python scripts/bench_stages.py                    # break_off and in_off
     python scripts/bench_stages.py clip_4k broadcast  # others
     python scripts/bench_stages.py --opencv-threads 0 # OpenCV's own thread pool on
+    CUEBALL_NUMBA=0 python scripts/bench_stages.py    # numpy in place of the compiled kernels
 
 OpenCV's own threads are off by default, as ``Pipeline.run`` has them (handing a small call's
 rows to the pool costs more CPU time than it saves).
