@@ -51,9 +51,9 @@ _FG_LEVEL = 64
 
 def _check_array(name: str, value, shape: tuple, dtype) -> np.ndarray:
     arr = np.asarray(value, dtype=dtype)
-    want = "(" + ", ".join("N" if s is None else str(s) for s in shape) + ("," if len(shape) == 1
-                                                                           else "") + ")"
     if arr.ndim != len(shape) or any(s is not None and a != s for a, s in zip(arr.shape, shape)):
+        want = "(" + ", ".join("N" if s is None else str(s) for s in shape) + (
+            "," if len(shape) == 1 else "") + ")"
         raise ValueError(f"Detections.{name} must have shape {want}, got {arr.shape}")
     return arr
 
@@ -88,8 +88,9 @@ class Detections:
             fields["xy_mm"] = _check_array("xy_mm", self.xy_mm, (n, 2), np.float64)
         if self.lab is not None:
             fields["lab"] = _check_array("lab", self.lab, (n, 3), np.float64)
-        bad = (fields["cls"] < -1) | (fields["cls"] >= len(BALL_CLASSES))
-        if bad.any():
+        cls = fields["cls"]
+        if n and (cls.min() < -1 or cls.max() >= len(BALL_CLASSES)):
+            bad = (cls < -1) | (cls >= len(BALL_CLASSES))
             raise ValueError(f"Detections.cls must be -1 or an index into BALL_CLASSES "
                              f"(0..{len(BALL_CLASSES) - 1}), got {fields['cls'][bad][:3]}")
         for name, arr in fields.items():
