@@ -60,12 +60,9 @@ def window_pixels_numpy(frame, base, half, gain, x0, y0, factor, table, soft):
     flat = raw * g
     flat += 0.5
     win = np.clip(flat, 0, 255, out=flat).astype(np.uint8)
-    # B, G, R, A bytes -> one number; each byte shifted down and the bits it got from the next
-    # byte up cleared (as ``tracker.detect.scores``)
-    idx = np.concatenate([win, np.zeros(win.shape[:3] + (1,), np.uint8)], axis=3
-                         ).view(np.uint32)[..., 0]
-    idx = (idx >> np.uint32(2)) & np.uint32(63 * 0x010101)
-    score = np.take(table, idx)
+    from tracker.detect import scores  # the detector imports this module
+
+    score = scores(table, win)
     valid = ((base[:, 0, None] + off[None] >= 0) & (base[:, 0, None] + off[None] < w))
     valid = valid[:, None, :] & ((base[:, 1, None] + off[None] >= 0)
                                  & (base[:, 1, None] + off[None] < h))[:, :, None]
@@ -217,6 +214,16 @@ def ring_sectors(cell: np.ndarray, valid: np.ndarray, d_own: np.ndarray, c: np.n
     return ry, rx, _sectors(off[ry] - c[1], off[rx] - c[0])
 
 
+def _squared_distances(out, cx, cy, half):
+    """``out`` (S, S) float32 filled with each window pixel's squared distance from (``cx``,
+    ``cy``) float32 (window coordinates from the base pixel)."""
+    for y in range(out.shape[0]):
+        dy = np.float32(y - half) - cy
+        for x in range(out.shape[1]):
+            dx = np.float32(x - half) - cx
+            out[y, x] = dx * dx + dy * dy
+
+
 def _refine_windows_loops(alpha, valid, score, win, c0, base, r_exp, nbr, dmat, iterations,
                           half, glint, strong_level, solid_level):
     """``refine_windows_numpy``, a window and a pixel at a time (for numba to compile; sums in
@@ -231,7 +238,7 @@ def _refine_windows_loops(alpha, valid, score, win, c0, base, r_exp, nbr, dmat, 
     for it in range(iterations):
         c_new = c.copy()
         for i in range(n):
-            cxi, cyi = c[i, 0], c[i, 1]
+            _squared_distances(d_own[i], c[i, 0], c[i, 1], half)
             if it < 2:
                 cell[i] = True
                 for k in range(k_n):
@@ -241,26 +248,21 @@ def _refine_windows_loops(alpha, valid, score, win, c0, base, r_exp, nbr, dmat, 
                     ox = np.float32((np.float64(c[j, 0]) + base[j, 0]) - base[i, 0])
                     oy = np.float32((np.float64(c[j, 1]) + base[j, 1]) - base[i, 1])
                     for y in range(s):
-                        gy = np.float32(y - half)
-                        ddy, ody = gy - cyi, gy - oy
+                        ody = np.float32(y - half) - oy
                         for x in range(s):
-                            gx = np.float32(x - half)
-                            ddx, odx = gx - cxi, gx - ox
-                            if not (ddx * ddx + ddy * ddy <= odx * odx + ody * ody):
+                            odx = np.float32(x - half) - ox
+                            if not (d_own[i, y, x] <= odx * odx + ody * ody):
                                 cell[i, y, x] = False
             lim = np.float32(1.3) * rr[i]
             lim = lim * lim
             tot = sx = sy = 0.0
             for y in range(s):
                 gy = np.float32(y - half)
-                ddy = gy - cyi
                 for x in range(s):
-                    gx = np.float32(x - half)
-                    ddx = gx - cxi
-                    if cell[i, y, x] and ddx * ddx + ddy * ddy <= lim:
+                    if cell[i, y, x] and d_own[i, y, x] <= lim:
                         w = alpha[i, y, x]
                         tot += w
-                        sx += w * gx
+                        sx += w * np.float32(x - half)
                         sy += w * gy
             if np.float32(tot) > 1e-6:
                 c_new[i, 0] = np.float32(sx) / np.float32(tot)
@@ -291,14 +293,14 @@ def _refine_windows_loops(alpha, valid, score, win, c0, base, r_exp, nbr, dmat, 
         l10 = r1 * r1
         filled = 0.0
         n_ring = n_spill = n_own = n_solid = 0
+        _squared_distances(d_own[i], cxi, cyi, half)
         for y in range(s):
             gy = np.float32(y - half)
             ddy = gy - cyi
             for x in range(s):
                 gx = np.float32(x - half)
                 ddx = gx - cxi
-                d = ddx * ddx + ddy * ddy
-                d_own[i, y, x] = d
+                d = d_own[i, y, x]
                 in_cell = cell[i, y, x]
                 strong = score[i, y, x] >= strong_level
                 if d <= l10:
@@ -534,6 +536,7 @@ def _compiled(func):
 
 if COMPILED:
     window_pixels = _compiled(_window_pixels_loops)
+    _squared_distances = _compiled(_squared_distances)
     refine_windows = _compiled(_refine_windows_loops)
     _circle_fit = _compiled(_circle_fit)
     _median_finite = _compiled(_median_finite)
