@@ -27,6 +27,7 @@ Colour classification is ``tracker.colour``; this module measures each ball's bo
 
 from __future__ import annotations
 
+import bisect
 import functools
 import threading
 from collections.abc import Iterator
@@ -246,9 +247,18 @@ def scores(table: np.ndarray, bgr: np.ndarray) -> np.ndarray:
     return np.take(table, idx).reshape(shape)
 
 
+def _readonly(a: np.ndarray) -> np.ndarray:
+    """``a``, made read-only (a table shared by every call)."""
+    a.setflags(write=False)
+    return a
+
+
 # soft membership of each not-cloth score (float32): 0 at half the threshold, 1 at twice it
 _SOFT = np.clip((np.arange(256, dtype=np.float32) - _FG_LEVEL * 0.5) / (_FG_LEVEL * 1.5), 0, 1)
 _SOFT.setflags(write=False)
+# _SOFT's values are whole multiples of one over this (0 to 1 in steps of 1 / 96)
+_SOFT_STEPS = int(_FG_LEVEL * 1.5)
+_NO_PREFERENCE = np.zeros((0, 0))  # the type of a preference given, with none in it
 
 # brightness (B + G + R) of a lamp's highlight on a ball: this many times the cloth's, or near
 # white on a bright cloth
@@ -402,7 +412,8 @@ class TableGeometry:
 # sorted: a disc of radius r holds the offsets whose distance is one of the first
 # ``searchsorted(r)`` of them, so radii with the same count make the same disc
 _OFFSETS_MAX = 64
-_OFFSET_DIST = np.unique(np.hypot(*np.ogrid[0:_OFFSETS_MAX + 1, 0:_OFFSETS_MAX + 1]))
+_OFFSET_DIST_LIST = np.unique(np.hypot(*np.ogrid[0:_OFFSETS_MAX + 1, 0:_OFFSETS_MAX + 1])
+                             ).tolist()
 
 
 @functools.cache
@@ -425,36 +436,43 @@ def _warm_kernels() -> None:
                            1.3 * _FG_LEVEL)
     u = _ray_directions(8)
     _round_outline(c, r, u, np.ones((1, 8), np.float32), np.ones((1, 8), bool))
+    half_w, near_w, n = _disc_kernels(2.0)
+    kernels.place_discs(np.zeros((3, 3), np.int64), half_w, near_w, 1, 1.0, 1.0,
+                        _NO_PREFERENCE)
 
 
-def _disc_kernels(r: float) -> tuple[int, np.ndarray, np.ndarray, int, np.ndarray]:
-    """What ``_explain_blob`` places for a ball of radius ``r`` (work px): the half-size
-    ``rr`` of its window, the disc a found ball clears (a little more than the ball: the halo
-    and a radius a bit off leave no crescent for a second disc), the disc's mean filter, and
-    the half-size ``rs`` and disc of where no second ball can be (a nearer one is the shadow
-    under a ball, or its halo; in steep views the rows of the pack come to ~1.35 radii)."""
+def _disc_kernels(r: float) -> tuple[np.ndarray, np.ndarray, int]:
+    """What ``_explain_blob`` places for a ball of radius ``r`` (work px), as
+    ``kernels.place_discs`` takes them: the half-widths of the rows of the disc a found ball
+    covers and clears (a little more than the ball: the halo and a radius a bit off leave no
+    crescent for a second disc), those of the disc round it where no second ball can be (a
+    nearer one is the shadow under a ball, or its halo; in steep views the rows of the pack
+    come to ~1.35 radii), and the first disc's count of pixels."""
     rr, rs = int(np.ceil(1.2 * r)), int(np.ceil(0.9 * r))
     if rr > _OFFSETS_MAX:
         return _disc_kernels_within(rr, r, rs, 0.9 * r)
     # the largest offset distance within each radius stands for it (the same discs)
-    within = np.searchsorted(_OFFSET_DIST, [r, 0.9 * r], side="right") - 1
-    d_disc, d_near = (float(_OFFSET_DIST[k]) if k >= 0 else -1.0 for k in within)
-    return _disc_kernels_within(rr, d_disc, rs, d_near)
+    d_disc = _OFFSET_DIST_LIST[bisect.bisect_right(_OFFSET_DIST_LIST, r) - 1]
+    k = bisect.bisect_right(_OFFSET_DIST_LIST, 0.9 * r) - 1
+    return _disc_kernels_within(rr, d_disc, rs, _OFFSET_DIST_LIST[k] if k >= 0 else -1.0)
+
+
+def _half_widths(half: int, radius: float) -> np.ndarray:
+    """(2 * half + 1,) int64 how far each row of the offsets within ``radius`` of a centre
+    reaches either side of it (-1: not at all), rows -half..half."""
+    yy, xx = np.ogrid[-half:half + 1, -half:half + 1]
+    inside = np.hypot(xx, yy) <= radius
+    reach = np.where(inside.any(axis=1), inside.sum(axis=1) // 2, -1)
+    return reach.astype(np.int64)
 
 
 @functools.lru_cache(maxsize=256)
 def _disc_kernels_within(rr: int, r_disc: float, rs: int, r_near: float
-                         ) -> tuple[int, np.ndarray, np.ndarray, int, np.ndarray]:
+                         ) -> tuple[np.ndarray, np.ndarray, int]:
     """``_disc_kernels``: windows of half-size ``rr`` and ``rs``, discs of the offsets within
     ``r_disc`` and ``r_near``."""
-    yy, xx = np.ogrid[-rr:rr + 1, -rr:rr + 1]
-    disc = (np.hypot(xx, yy) <= r_disc).astype(np.float32)
-    kernel = disc / float(disc.sum())
-    ys, xs = np.ogrid[-rs:rs + 1, -rs:rs + 1]
-    near = (np.hypot(xs, ys) <= r_near).astype(np.float32)
-    for a in (disc, kernel, near):
-        a.setflags(write=False)
-    return rr, disc, kernel, rs, near
+    disc, near = _readonly(_half_widths(rr, r_disc)), _readonly(_half_widths(rs, r_near))
+    return disc, near, int((2 * disc + 1)[disc >= 0].sum())
 
 
 @functools.lru_cache(maxsize=256)
@@ -463,9 +481,7 @@ def _ring_kernel(r: float) -> np.ndarray:
     ro = int(np.ceil(1.9 * r))
     yo, xo = np.mgrid[-ro:ro + 1, -ro:ro + 1]
     ring = ((np.hypot(xo, yo) > 1.3 * r) & (np.hypot(xo, yo) <= 1.9 * r))
-    ring_k = ring.astype(np.float32) / float(max(ring.sum(), 1))
-    ring_k.setflags(write=False)
-    return ring_k
+    return _readonly(ring.astype(np.float32) / float(max(ring.sum(), 1)))
 
 
 def _grid_points(size: tuple[int, int], beyond: int
@@ -1312,60 +1328,28 @@ class BallDetector:
         unexplained pixels (``blob``: soft membership 0..1 in its bounding box at ``bx``,
         ``by``; ``image`` the BGR pixels of that box, if known); (x, y) work px."""
         pad = int(np.ceil(r)) + 2
-        resid = np.zeros((blob.shape[0] + 2 * pad, blob.shape[1] + 2 * pad), np.float32)
-        resid[pad:-pad, pad:-pad] = blob
-        rr, disc, kernel, rs, near = _disc_kernels(r)
-        original = resid.copy()
-        out = []
-        apart = np.ones_like(resid)
-        raw = cv2.filter2D(resid, -1, kernel, borderType=cv2.BORDER_CONSTANT)
+        half_w, near_w, n_disc = _disc_kernels(r)
+        # membership in whole steps of _SOFT's (its values are k / _SOFT_STEPS): the sums under
+        # each disc are exact, and so are their ties
+        weight = np.zeros((blob.shape[0] + 2 * pad, blob.shape[1] + 2 * pad), np.int64)
+        np.rint(blob * _SOFT_STEPS, out=weight[pad:-pad, pad:-pad], casting="unsafe")
         # inside something reaching in from outside (an arm, the cue) a ball is rare and a
         # few tries are made; in one much bigger than a ball (an arm, a body), first where a
         # disc is full (``_FULL``) and the ring around it is not: a ball against the arm, not
         # the arm
-        prefer = None
-        big = intruding and float(original.sum()) > 6 * np.pi * r * r
-        for _ in range(8 if intruding else 40):
-            resp = raw * apart
-            if big and prefer is None:
-                prefer = 1.0 - 0.5 * cv2.filter2D(original, -1, _ring_kernel(r),
-                                                  borderType=cv2.BORDER_CONSTANT)
-            j = int(np.argmax(resp))
-            if prefer is not None and resp.flat[j] >= _FULL:
-                # among the full discs (a ball's, not a cue's with its shadow)
-                j = int(np.argmax(np.where(resp >= _FULL, resp * prefer, 0)))
-            py, px = divmod(j, resp.shape[1])
-            if resp[py, px] < self.config.min_cover:
-                break
-            # sub-pixel peak by parabola fits
-            dx = dy = 0.0
-            if 0 < px < resp.shape[1] - 1:
-                a, b, c = resp[py, px - 1], resp[py, px], resp[py, px + 1]
-                den = a - 2 * b + c
-                dx = float(min(max(0.5 * (a - c) / den, -0.5), 0.5)) if den < 0 else 0.0
-            if 0 < py < resp.shape[0] - 1:
-                a, b, c = resp[py - 1, px], resp[py, px], resp[py + 1, px]
-                den = a - 2 * b + c
-                dy = float(min(max(0.5 * (a - c) / den, -0.5), 0.5)) if den < 0 else 0.0
-            y0, x0 = py - rr, px - rr
-            ys = slice(max(y0, 0), min(y0 + 2 * rr + 1, resid.shape[0]))
-            xs = slice(max(x0, 0), min(x0 + 2 * rr + 1, resid.shape[1]))
-            dsl = (slice(ys.start - y0, ys.stop - y0), slice(xs.start - x0, xs.stop - x0))
-            resid[ys, xs] *= 1 - disc[dsl]
-            # the response changes only within a kernel's reach of the cleared disc
-            uy0, uy1 = max(py - 2 * rr, 0), min(py + 2 * rr + 1, resid.shape[0])
-            ux0, ux1 = max(px - 2 * rr, 0), min(px + 2 * rr + 1, resid.shape[1])
-            sy0, sy1 = max(uy0 - rr, 0), min(uy1 + rr, resid.shape[0])
-            sx0, sx1 = max(ux0 - rr, 0), min(ux1 + rr, resid.shape[1])
-            local = cv2.filter2D(resid[sy0:sy1, sx0:sx1], -1, kernel,
-                                 borderType=cv2.BORDER_CONSTANT)
-            raw[uy0:uy1, ux0:ux1] = local[uy0 - sy0:uy1 - sy0, ux0 - sx0:ux1 - sx0]
-            ay = slice(max(py - rs, 0), min(py + rs + 1, apart.shape[0]))
-            ax = slice(max(px - rs, 0), min(px + rs + 1, apart.shape[1]))
-            apart[ay, ax] *= 1 - near[ay.start - py + rs:ay.stop - py + rs,
-                                      ax.start - px + rs:ax.stop - px + rs]
-            out.append((px + dx - pad + bx, py + dy - pad + by, ys, xs, dsl))
-        pts = [(x, y) for x, y, *_ in out]
+        big = intruding and float(blob.sum()) > 6 * np.pi * r * r
+        original = _padded(blob, pad) if intruding else None
+        prefer = _NO_PREFERENCE
+        if big:
+            prefer = 1.0 - 0.5 * cv2.filter2D(original, cv2.CV_64F, _ring_kernel(r),
+                                              borderType=cv2.BORDER_CONSTANT)
+        scale = _SOFT_STEPS * n_disc
+        found = kernels.place_discs(weight, half_w, near_w, 8 if intruding else 40,
+                                    self.config.min_cover * scale, _FULL * scale, prefer)
+        found += [bx - pad, by - pad]
+        pts = [(float(x), float(y)) for x, y in found]
+        if original is None and len(pts) >= 2:
+            original = _padded(blob, pad)
         # the blob's spread, for the bar test and the elongation test (both need two discs)
         cov = _blob_cov(original) if len(pts) >= 2 else None
         pts = self._drop_bar_discs(pts, original, bx - pad, by - pad, r, cov=cov)
@@ -1753,6 +1737,13 @@ def _apply_gain(bgr: np.ndarray, gain: np.ndarray) -> np.ndarray:
     """uint8 BGR (h, w, 3) times a float32 gain (h, w, 3), back to uint8 (the refinement's
     windows are flattened in ``tracker.kernels.window_pixels``)."""
     return cv2.multiply(bgr, gain, dtype=cv2.CV_8U)
+
+
+def _padded(blob: np.ndarray, pad: int) -> np.ndarray:
+    """``blob`` (h, w) as float32 with ``pad`` zero pixels round it."""
+    out = np.zeros((blob.shape[0] + 2 * pad, blob.shape[1] + 2 * pad), np.float32)
+    out[pad:-pad, pad:-pad] = blob
+    return out
 
 
 def _components(mask: np.ndarray):

@@ -1,6 +1,7 @@
-"""The detector's refinement, per pixel of the balls' full-resolution windows and per ball:
-the windows gathered and scored, each ball's centroid in its own cell and what its ring shows,
-and the circle through its outline.
+"""The detector's per-pixel work: the refinement, per pixel of the balls' full-resolution
+windows and per ball (the windows gathered and scored, each ball's centroid in its own cell and
+what its ring shows, and the circle through its outline), and the discs placed one by one in a
+blob of the work image.
 
 Each function here has a numpy reference (``*_numpy``, whole arrays at a time) and the same work
 compiled by numba: loops over each window's pixels (or each ball's outline points) that make no
@@ -525,6 +526,185 @@ def _round_outline_compiled(ends, has, c, r, mads, round_share):
     return centre, ok
 
 
+def disc_sums_numpy(resid, half_w, y0, y1, x0, x1):
+    """(y1 - y0, x1 - x0) int64: the sum of ``resid`` (H, W) int64 under a disc centred on each
+    pixel of rows ``y0:y1`` and columns ``x0:x1`` (nothing past the edges); the disc's row
+    ``k`` (offset ``k - len(half_w) // 2``) spans ``half_w[k]`` pixels either side of the
+    centre (none where negative)."""
+    h, w = resid.shape
+    ends = np.zeros((h, w + 1), np.int64)
+    np.cumsum(resid, axis=1, out=ends[:, 1:])
+    half = len(half_w) // 2
+    xs = np.arange(x0, x1)
+    out = np.zeros((y1 - y0, x1 - x0), np.int64)
+    for k, hw in enumerate(half_w):
+        dy = k - half
+        lo_y, hi_y = max(y0, -dy), min(y1, h - dy)
+        if hw < 0 or hi_y <= lo_y:
+            continue
+        rows = ends[lo_y + dy:hi_y + dy]
+        out[lo_y - y0:hi_y - y0] += (rows[:, np.clip(xs + hw + 1, 0, w)]
+                                     - rows[:, np.clip(xs - hw, 0, w)])
+    return out
+
+
+def place_discs_numpy(weight, half_w, near_w, max_discs, min_sum, full_sum, prefer):
+    """Discs placed one at a time where they cover most of a blob's weight not yet covered.
+
+    ``weight`` (H, W) int64 each pixel's membership of the blob in whole steps (the blob
+    padded by a disc's radius); a disc is ``half_w`` (as ``disc_sums_numpy``); ``near_w`` the
+    disc round a placed disc's centre where no other may be centred. Each disc goes where the
+    sum of the weight under it not yet covered is largest, while that sum is at least
+    ``min_sum``; where ``prefer`` (H, W) float64 is given (else an empty array) and that sum
+    reaches ``full_sum``, the largest of the sums that reach it times ``prefer``. At most
+    ``max_discs``. Returns (K, 2) float64 the discs' centres (x, y), each refined to a
+    fraction of a pixel by parabolas through its sum and its neighbours'.
+
+    The sums are of integers: ties, and so the discs placed, are the same in the numpy and
+    the compiled code."""
+    h, w = weight.shape
+    half, near = len(half_w) // 2, len(near_w) // 2
+    resid = weight.astype(np.int64)
+    raw = disc_sums_numpy(resid, half_w, 0, h, 0, w)
+    apart = np.ones((h, w), bool)
+    left = int(resid.sum())
+    out = []
+    for _ in range(max_discs):
+        resp = np.where(apart, raw, 0)
+        j = int(np.argmax(resp))
+        if prefer.size and resp.flat[j] >= full_sum:
+            j = int(np.argmax(np.where(resp >= full_sum, resp * prefer, 0.0)))
+        py, px = divmod(j, w)
+        if resp[py, px] < min_sum:
+            break
+        out.append((px + _parabola_peak(resp, py, px, 1, 0),
+                    py + _parabola_peak(resp, py, px, 0, 1)))
+        for k, hw in enumerate(half_w):
+            y = py + k - half
+            if hw >= 0 and 0 <= y < h:
+                row = resid[y, max(px - hw, 0):min(px + hw + 1, w)]
+                left -= int(row.sum())
+                row[:] = 0
+        for k, hw in enumerate(near_w):
+            y = py + k - near
+            if hw >= 0 and 0 <= y < h:
+                apart[y, max(px - hw, 0):min(px + hw + 1, w)] = False
+        if left < min_sum:  # no disc can cover enough of what is left
+            break
+        # the sums change only within a disc's reach of the cleared one
+        uy0, uy1 = max(py - 2 * half, 0), min(py + 2 * half + 1, h)
+        ux0, ux1 = max(px - 2 * half, 0), min(px + 2 * half + 1, w)
+        raw[uy0:uy1, ux0:ux1] = disc_sums_numpy(resid, half_w, uy0, uy1, ux0, ux1)
+    return np.array(out, np.float64).reshape(-1, 2)
+
+
+def _parabola_peak(resp, py, px, sx, sy):
+    """The offset (-0.5..0.5) of the peak of the parabola through ``resp`` at (py, px) and its
+    neighbours a step (``sx``, ``sy``) either side; 0 at the edge or where it does not bend
+    down."""
+    h, w = resp.shape
+    if not (0 < px * sx + py * sy < (w * sx + h * sy) - 1):
+        return 0.0
+    a = float(resp[py - sy, px - sx])
+    b = float(resp[py, px])
+    c = float(resp[py + sy, px + sx])
+    den = a - 2 * b + c
+    if den >= 0:
+        return 0.0
+    return min(max(0.5 * (a - c) / den, -0.5), 0.5)
+
+
+def _disc_sums_into(out, resid, ends, half_w, y0, y1, x0, x1):
+    """``disc_sums_numpy`` written into ``out`` (H, W) over rows ``y0:y1`` and columns
+    ``x0:x1``, ``ends`` (H, W + 1) the running sums of ``resid``'s rows."""
+    h, w = resid.shape
+    half = half_w.shape[0] // 2
+    for y in range(y0, y1):
+        for x in range(x0, x1):
+            out[y, x] = 0
+        for k in range(half_w.shape[0]):
+            hw = half_w[k]
+            yy = y + k - half
+            if hw < 0 or yy < 0 or yy >= h:
+                continue
+            # the row's run is inside the image from column hw to w - hw - 2
+            lo = max(x0, min(hw, x1))
+            hi = min(x1, max(w - hw - 1, lo))
+            row, run = out[y], ends[yy]
+            for x in range(x0, lo):
+                row[x] += run[min(x + hw + 1, w)] - run[max(x - hw, 0)]
+            seg, ahead, behind = row[lo:hi], run[lo + hw + 1:hi + hw + 1], run[lo - hw:hi - hw]
+            for i in range(hi - lo):
+                seg[i] += ahead[i] - behind[i]
+            for x in range(hi, x1):
+                row[x] += run[min(x + hw + 1, w)] - run[max(x - hw, 0)]
+
+
+def _place_discs_loops(weight, half_w, near_w, max_discs, min_sum, full_sum, prefer):
+    """``place_discs_numpy``, a pixel at a time (for numba to compile)."""
+    h, w = weight.shape
+    half, near = half_w.shape[0] // 2, near_w.shape[0] // 2
+    resid = np.empty((h, w), np.int64)
+    ends = np.zeros((h, w + 1), np.int64)
+    left = 0
+    for y in range(h):
+        for x in range(w):
+            resid[y, x] = weight[y, x]
+            left += weight[y, x]
+            ends[y, x + 1] = ends[y, x] + weight[y, x]
+    raw = np.empty((h, w), np.int64)
+    _disc_sums_into(raw, resid, ends, half_w, 0, h, 0, w)
+    use_prefer = prefer.size > 0
+    apart = np.ones((h, w), np.bool_)
+    resp = np.zeros((h, w), np.int64)
+    out = np.empty((max_discs, 2), np.float64)
+    n = 0
+    for _ in range(max_discs):
+        best, j = np.int64(-1), 0
+        for y in range(h):
+            for x in range(w):
+                v = raw[y, x] if apart[y, x] else 0
+                resp[y, x] = v
+                if v > best:
+                    best, j = v, y * w + x
+        if use_prefer and best >= full_sum:
+            top, j = -1.0, 0
+            for y in range(h):
+                for x in range(w):
+                    v = resp[y, x] * prefer[y, x] if resp[y, x] >= full_sum else 0.0
+                    if v > top:
+                        top, j = v, y * w + x
+        py, px = j // w, j % w
+        if resp[py, px] < min_sum:
+            break
+        out[n, 0] = px + _parabola_peak(resp, py, px, 1, 0)
+        out[n, 1] = py + _parabola_peak(resp, py, px, 0, 1)
+        n += 1
+        for k in range(half_w.shape[0]):
+            y = py + k - half
+            hw = half_w[k]
+            if hw < 0 or y < 0 or y >= h:
+                continue
+            for x in range(max(px - hw, 0), min(px + hw + 1, w)):
+                left -= resid[y, x]
+                resid[y, x] = 0
+            for x in range(w):
+                ends[y, x + 1] = ends[y, x] + resid[y, x]
+        for k in range(near_w.shape[0]):
+            y = py + k - near
+            hw = near_w[k]
+            if hw < 0 or y < 0 or y >= h:
+                continue
+            for x in range(max(px - hw, 0), min(px + hw + 1, w)):
+                apart[y, x] = False
+        if left < min_sum:
+            break
+        _disc_sums_into(raw, resid, ends, half_w, max(py - 2 * half, 0),
+                        min(py + 2 * half + 1, h), max(px - 2 * half, 0),
+                        min(px + 2 * half + 1, w))
+    return out[:n].copy()
+
+
 def _compiled(func):
     """``func`` compiled by numba (on its first call), the compiled code kept on disk where
     there is somewhere to keep it."""
@@ -542,7 +722,11 @@ if COMPILED:
     _median_finite = _compiled(_median_finite)
     _round_outline_kernel = _compiled(_round_outline_loops)
     round_outline = _round_outline_compiled
+    _parabola_peak = _compiled(_parabola_peak)
+    _disc_sums_into = _compiled(_disc_sums_into)
+    place_discs = _compiled(_place_discs_loops)
 else:
     window_pixels = window_pixels_numpy
     refine_windows = refine_windows_numpy
     round_outline = round_outline_numpy
+    place_discs = place_discs_numpy

@@ -10,7 +10,7 @@ import pytest
 from calibration.calibrate import Calibration
 from calibration.specs import SNOOKER
 from tracker import kernels
-from tracker.detect import _FG_LEVEL, _SOFT, BallDetector, scores
+from tracker.detect import _FG_LEVEL, _NO_PREFERENCE, _SOFT, BallDetector, _disc_kernels, scores
 from tracker.sim.render import Renderer
 from tracker.sim.scenarios import overhead_camera
 from tracker.sim.script import standard_layout
@@ -147,7 +147,7 @@ def test_the_kernels_are_made_ready_for_the_very_types_detection_passes(scene, m
             return kernel(*a)
         return call
 
-    names = ("window_pixels", "refine_windows", "round_outline")
+    names = ("window_pixels", "refine_windows", "round_outline", "place_discs")
     for name in names:
         monkeypatch.setattr(kernels, name, recording(name))
     detect._warm_kernels.__wrapped__()
@@ -156,3 +156,54 @@ def test_the_kernels_are_made_ready_for_the_very_types_detection_passes(scene, m
     assert set(seen) == set(names)
     for name in names:
         assert seen[name] == warmed[name], name
+
+
+def _blob(shape, discs, bar=None):
+    """(H, W) int64 weights in _SOFT's steps: discs (cx, cy, radius, weight), a bar (y0, y1) of
+    full weight across the whole width."""
+    h, w = shape
+    yy, xx = np.ogrid[:h, :w]
+    out = np.zeros(shape, np.int64)
+    for cx, cy, rad, wt in discs:
+        out[np.hypot(yy - cy, xx - cx) <= rad] = wt
+    if bar is not None:
+        out[bar[0]:bar[1]] = 96
+    return out
+
+
+def test_place_discs_matches_the_numpy_reference_exactly():
+    """Random blobs of discs, alone, touching and overlapping, some across a bar (an arm), with
+    and without a preference for each place: the same discs, to the last bit (the sums are of
+    integers, so their ties are broken alike)."""
+    rng = np.random.default_rng(3)
+    placed = 0
+    for trial in range(150):
+        r = float(rng.uniform(3, 12))
+        half_w, near_w, n = _disc_kernels(r)
+        h, w = (int(v) for v in rng.integers(10, 90, 2))
+        discs = [(rng.uniform(0, w), rng.uniform(0, h), r * rng.uniform(0.8, 1.3),
+                  int(rng.integers(40, 97))) for _ in range(int(rng.integers(0, 6)))]
+        weight = _blob((h, w), discs, (h // 3, h // 3 + int(3 * r)) if trial % 3 == 0 else None)
+        prefer = _NO_PREFERENCE if trial % 2 else rng.uniform(0.5, 1.0, (h, w))
+        args = (weight, half_w, near_w, 40, 0.42 * 96 * n, 0.8 * 96 * n, prefer)
+        got, want = kernels.place_discs(*args), kernels.place_discs_numpy(*args)
+        assert got.shape == want.shape and np.array_equal(got, want), trial
+        placed += len(got)
+    assert placed > 150  # most blobs hold discs
+
+
+def test_place_discs_finds_touching_balls_where_they_are():
+    """Three balls in a touching row and a lone one, with a halo (the blob a little wider than
+    each ball): one disc each, within half a pixel of its centre; nothing in an empty blob."""
+    r = 6.0
+    half_w, near_w, n = _disc_kernels(r)
+    centres = [(15.0, 20.0), (27.0, 20.0), (39.0, 20.0), (30.0, 45.0)]
+    weight = _blob((60, 60), [(x, y, 1.1 * r, 96) for x, y in centres])
+    found = kernels.place_discs(weight, half_w, near_w, 40, 0.42 * 96 * n, 0.8 * 96 * n,
+                                _NO_PREFERENCE)
+    assert len(found) == 4
+    gap = np.hypot(*(found[:, None] - np.array(centres)[None]).transpose(2, 0, 1))
+    assert gap.min(axis=0).max() <= 0.5
+    empty = kernels.place_discs(np.zeros((20, 20), np.int64), half_w, near_w, 40,
+                                0.42 * 96 * n, 0.8 * 96 * n, _NO_PREFERENCE)
+    assert empty.shape == (0, 2)
