@@ -640,10 +640,20 @@ def _disc_sums_into(out, resid, ends, half_w, y0, y1, x0, x1):
                 row[x] += run[min(x + hw + 1, w)] - run[max(x - hw, 0)]
 
 
+def _disc_row(half_w, k, cy, cx, h, w):
+    """Row ``k`` of the disc ``half_w`` centred on (``cy``, ``cx``) in an image (h, w): its
+    row and first and last-but-one columns, (0, 0, 0) where it has none there."""
+    y = cy + k - half_w.shape[0] // 2
+    hw = half_w[k]
+    if hw < 0 or y < 0 or y >= h:
+        return 0, 0, 0
+    return y, max(cx - hw, 0), min(cx + hw + 1, w)
+
+
 def _place_discs_loops(weight, half_w, near_w, max_discs, min_sum, full_sum, prefer):
     """``place_discs_numpy``, a pixel at a time (for numba to compile)."""
     h, w = weight.shape
-    half, near = half_w.shape[0] // 2, near_w.shape[0] // 2
+    half = half_w.shape[0] // 2
     resid = np.empty((h, w), np.int64)
     ends = np.zeros((h, w + 1), np.int64)
     left = 0
@@ -681,21 +691,16 @@ def _place_discs_loops(weight, half_w, near_w, max_discs, min_sum, full_sum, pre
         out[n, 1] = py + _parabola_peak(resp, py, px, 0, 1)
         n += 1
         for k in range(half_w.shape[0]):
-            y = py + k - half
-            hw = half_w[k]
-            if hw < 0 or y < 0 or y >= h:
-                continue
-            for x in range(max(px - hw, 0), min(px + hw + 1, w)):
-                left -= resid[y, x]
-                resid[y, x] = 0
-            for x in range(w):
-                ends[y, x + 1] = ends[y, x] + resid[y, x]
+            y, x0, x1 = _disc_row(half_w, k, py, px, h, w)
+            if x1 > x0:
+                for x in range(x0, x1):
+                    left -= resid[y, x]
+                    resid[y, x] = 0
+                for x in range(w):
+                    ends[y, x + 1] = ends[y, x] + resid[y, x]
         for k in range(near_w.shape[0]):
-            y = py + k - near
-            hw = near_w[k]
-            if hw < 0 or y < 0 or y >= h:
-                continue
-            for x in range(max(px - hw, 0), min(px + hw + 1, w)):
+            y, x0, x1 = _disc_row(near_w, k, py, px, h, w)
+            for x in range(x0, x1):
                 apart[y, x] = False
         if left < min_sum:
             break
@@ -724,6 +729,7 @@ if COMPILED:
     round_outline = _round_outline_compiled
     _parabola_peak = _compiled(_parabola_peak)
     _disc_sums_into = _compiled(_disc_sums_into)
+    _disc_row = _compiled(_disc_row)
     place_discs = _compiled(_place_discs_loops)
 else:
     window_pixels = window_pixels_numpy
