@@ -36,3 +36,48 @@ def test_simulate_lists_scenarios(capsys):
     assert main(["simulate", "--list"]) == 0
     out = capsys.readouterr().out
     assert "break_off" in out and "jump_shot" in out
+
+
+def test_a_slow_step_is_said_and_a_quick_one_is_not(capsys):
+    import time
+
+    from tracker.cli import said_if_slow
+
+    with said_if_slow("waiting on the slow step", after_s=0.05):
+        time.sleep(0.3)
+    with said_if_slow("not said: quick", after_s=0.5):
+        pass
+    with said_if_slow("not said: quiet", after_s=0.05, quiet=True):
+        time.sleep(0.2)
+    time.sleep(0.6)  # a timer left running would have spoken by now
+    assert capsys.readouterr().err.splitlines() == ["waiting on the slow step"]
+
+
+def test_detect_on_a_machine_without_the_compiled_code_says_why_it_waits(tmp_path):
+    """``cueball detect`` with numba's cache empty (a machine's first run): it says that it
+    readies the compiled code, then finds all 22 balls of the standard layout."""
+    import json
+    import os
+
+    import cv2
+
+    from tracker.sim.render import Renderer
+    from tracker.sim.scenarios import overhead_camera
+    from tracker.sim.script import standard_layout
+
+    pytest.importorskip("numba", reason="numba is not installed: nothing is compiled")
+    cam = overhead_camera((1920, 1080), 3000.0, 0.0, -0.12)
+    b = standard_layout()
+    pos = b.pos.copy()
+    pos[0, :2] = pos[b.classes.index("brown"), :2] + [0.0, -200.0]  # the white in the D
+    frame, _ = Renderer(cam).render(list(b.classes), pos, frame_index=3)
+    still = tmp_path / "table.png"
+    cv2.imwrite(str(still), frame)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache")}
+    r = subprocess.run([sys.executable, "-m", "tracker.cli", "detect", str(still)],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "readying the ball detector's compiled code" in r.stderr
+    found = sorted(b["ball"] for b in json.loads(r.stdout)["balls"])
+    assert found == sorted(["white", *["red"] * 15, "yellow", "green", "brown", "blue", "pink",
+                            "black"])

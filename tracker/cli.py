@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 
 from calibration.errors import InputError
 
@@ -22,6 +24,27 @@ COMMANDS = {
     "report": ("tracker.outputs.report_command", "write a self-contained HTML match report "
                "from events.jsonl"),
 }
+
+
+# said while the detector's compiled code is made (a machine's first run) or loaded
+READYING = ("cueball: readying the ball detector's compiled code (some seconds on a machine's "
+            "first run; later runs load it)")
+
+
+@contextlib.contextmanager
+def said_if_slow(message: str, after_s: float = 1.0, quiet: bool = False) -> Iterator[None]:
+    """Runs the block; if it is still running after ``after_s`` seconds, ``message`` goes to
+    stderr (once, while it runs), so that a user waiting on a quiet step knows why."""
+    timer = None
+    if not quiet:
+        timer = threading.Timer(after_s, lambda: print(message, file=sys.stderr, flush=True))
+        timer.daemon = True
+        timer.start()
+    try:
+        yield
+    finally:
+        if timer is not None:
+            timer.cancel()
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -417,7 +417,7 @@ _OFFSET_DIST_LIST = np.unique(np.hypot(*np.ogrid[0:_OFFSETS_MAX + 1, 0:_OFFSETS_
 
 
 @functools.cache
-def _warm_kernels() -> None:
+def ready_kernels() -> None:
     """The refinement's compiled kernels made ready (compiled, or loaded from numba's cache)
     for the very argument types ``_refine`` passes them, once a process, before the first
     frame: a live source would drop the frames that come while they compile (some seconds,
@@ -699,7 +699,7 @@ class BallDetector:
 
     def __init__(self, calibration: Calibration, table: SnookerTableSpec = SNOOKER,
                  config: DetectorConfig | None = None):
-        _warm_kernels()
+        ready_kernels()
         self.geometry = TableGeometry(calibration, table)
         self.table = table
         self.config = config or DetectorConfig()

@@ -17,8 +17,9 @@ import numpy as np
 from calibration.calibrate import Calibration
 from calibration.errors import InputError
 from calibration.find import calibrate_image, read_image
+from tracker.cli import READYING, said_if_slow
 from tracker.colour import ColourClassifier
-from tracker.detect import BallDetector, Detections
+from tracker.detect import BallDetector, Detections, ready_kernels
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         cal = calibrate_image(image, source=str(args.image))
     try:
+        with said_if_slow(READYING):
+            ready_kernels()
         balls = find_balls(image, cal)
     except ValueError as exc:
         raise InputError(f"cannot detect balls in {args.image}: {exc}") from None

@@ -11,6 +11,7 @@ import numpy as np
 
 from calibration.calibrate import Calibration
 from calibration.errors import InputError
+from tracker.cli import READYING, said_if_slow
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -133,6 +134,7 @@ def make_detect(cal: Calibration):
 def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    from tracker.detect import ready_kernels
     from tracker.outputs.eventlog import EventLog, TracksWriter, read_events, resume_state
     from tracker.outputs.overlay import Scoreboard, draw_overlay, markers_from_events
     from tracker.pipeline import LiveSource, Pipeline, file_frames
@@ -147,6 +149,8 @@ def run(args: argparse.Namespace) -> int:
         if out:
             Path(out).parent.mkdir(parents=True, exist_ok=True)
     cal = _calibrate(args, source)
+    with said_if_slow(READYING, quiet=args.quiet):
+        ready_kernels()
     pipe = Pipeline(cal, make_detect(cal), players=tuple(args.players), reds=args.reds,
                     rebuild=make_detect)
     skip_to = -1

@@ -150,7 +150,7 @@ def test_the_kernels_are_made_ready_for_the_very_types_detection_passes(scene, m
     names = ("window_pixels", "refine_windows", "round_outline", "place_discs")
     for name in names:
         monkeypatch.setattr(kernels, name, recording(name))
-    detect._warm_kernels.__wrapped__()
+    detect.ready_kernels.__wrapped__()
     warmed, seen = seen, {}
     BallDetector(det.geometry.calibration).detect(args[0])
     assert set(seen) == set(names)
