@@ -410,7 +410,7 @@ class TableGeometry:
 
 # every distance of a pixel offset (up to this many pixels each way) from a disc's centre,
 # sorted: a disc of radius r holds the offsets whose distance is one of the first
-# ``searchsorted(r)`` of them, so radii with the same count make the same disc
+# ``bisect_right(r)`` of them, so radii with the same count make the same disc
 _OFFSETS_MAX = 64
 _OFFSET_DIST_LIST = np.unique(np.hypot(*np.ogrid[0:_OFFSETS_MAX + 1, 0:_OFFSETS_MAX + 1])
                              ).tolist()
@@ -418,9 +418,9 @@ _OFFSET_DIST_LIST = np.unique(np.hypot(*np.ogrid[0:_OFFSETS_MAX + 1, 0:_OFFSETS_
 
 @functools.cache
 def ready_kernels() -> None:
-    """The refinement's compiled kernels made ready (compiled, or loaded from numba's cache)
-    for the very argument types ``_refine`` passes them, once a process, before the first
-    frame: a live source would drop the frames that come while they compile (some seconds,
+    """The detector's compiled kernels made ready (compiled, or loaded from numba's cache)
+    for the very argument types ``_refine`` and ``_explain_blob`` pass them, once a process,
+    before the first frame: a live source would drop the frames that come while they compile (some seconds,
     the first time on a machine)."""
     if not kernels.COMPILED:
         return
