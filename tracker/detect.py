@@ -420,8 +420,8 @@ _OFFSET_DIST_LIST = np.unique(np.hypot(*np.ogrid[0:_OFFSETS_MAX + 1, 0:_OFFSETS_
 def ready_kernels() -> None:
     """The detector's compiled kernels made ready (compiled, or loaded from numba's cache)
     for the very argument types ``_refine`` and ``_explain_blob`` pass them, once a process,
-    before the first frame: a live source would drop the frames that come while they compile (some seconds,
-    the first time on a machine)."""
+    before the first frame: a live source would drop the frames that come while they compile
+    (some seconds, the first time on a machine)."""
     if not kernels.COMPILED:
         return
     frame = np.zeros((3, 3, 3), np.uint8)
