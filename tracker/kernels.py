@@ -563,7 +563,7 @@ def place_discs_numpy(weight, half_w, near_w, max_discs, min_sum, full_sum, pref
     The sums are of integers: ties, and so the discs placed, are the same in the numpy and
     the compiled code."""
     h, w = weight.shape
-    half, near = len(half_w) // 2, len(near_w) // 2
+    half = len(half_w) // 2
     resid = weight.astype(np.int64)
     raw = disc_sums_numpy(resid, half_w, 0, h, 0, w)
     apart = np.ones((h, w), bool)
@@ -579,16 +579,13 @@ def place_discs_numpy(weight, half_w, near_w, max_discs, min_sum, full_sum, pref
             break
         out.append((px + _parabola_peak(resp, py, px, 1, 0),
                     py + _parabola_peak(resp, py, px, 0, 1)))
-        for k, hw in enumerate(half_w):
-            y = py + k - half
-            if hw >= 0 and 0 <= y < h:
-                row = resid[y, max(px - hw, 0):min(px + hw + 1, w)]
-                left -= int(row.sum())
-                row[:] = 0
-        for k, hw in enumerate(near_w):
-            y = py + k - near
-            if hw >= 0 and 0 <= y < h:
-                apart[y, max(px - hw, 0):min(px + hw + 1, w)] = False
+        for k in range(len(half_w)):
+            y, x0, x1 = _disc_row(half_w, k, py, px, h, w)
+            left -= int(resid[y, x0:x1].sum())
+            resid[y, x0:x1] = 0
+        for k in range(len(near_w)):
+            y, x0, x1 = _disc_row(near_w, k, py, px, h, w)
+            apart[y, x0:x1] = False
         if left < min_sum:  # no disc can cover enough of what is left
             break
         # the sums change only within a disc's reach of the cleared one
@@ -614,10 +611,10 @@ def _parabola_peak(resp, py, px, sx, sy):
     return min(max(0.5 * (a - c) / den, -0.5), 0.5)
 
 
-def _disc_sums_into(out, resid, ends, half_w, y0, y1, x0, x1):
+def _disc_sums_into(out, ends, half_w, y0, y1, x0, x1):
     """``disc_sums_numpy`` written into ``out`` (H, W) over rows ``y0:y1`` and columns
-    ``x0:x1``, ``ends`` (H, W + 1) the running sums of ``resid``'s rows."""
-    h, w = resid.shape
+    ``x0:x1``, from ``ends`` (H, W + 1) the running sums of the summed image's rows."""
+    h, w = ends.shape[0], ends.shape[1] - 1
     half = half_w.shape[0] // 2
     for y in range(y0, y1):
         for x in range(x0, x1):
@@ -663,7 +660,7 @@ def _place_discs_loops(weight, half_w, near_w, max_discs, min_sum, full_sum, pre
             left += weight[y, x]
             ends[y, x + 1] = ends[y, x] + weight[y, x]
     raw = np.empty((h, w), np.int64)
-    _disc_sums_into(raw, resid, ends, half_w, 0, h, 0, w)
+    _disc_sums_into(raw, ends, half_w, 0, h, 0, w)
     use_prefer = prefer.size > 0
     apart = np.ones((h, w), np.bool_)
     resp = np.zeros((h, w), np.int64)
@@ -704,7 +701,7 @@ def _place_discs_loops(weight, half_w, near_w, max_discs, min_sum, full_sum, pre
                 apart[y, x] = False
         if left < min_sum:
             break
-        _disc_sums_into(raw, resid, ends, half_w, max(py - 2 * half, 0),
+        _disc_sums_into(raw, ends, half_w, max(py - 2 * half, 0),
                         min(py + 2 * half + 1, h), max(px - 2 * half, 0),
                         min(px + 2 * half + 1, w))
     return out[:n].copy()
