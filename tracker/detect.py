@@ -365,12 +365,7 @@ class TableGeometry:
         px = np.asarray(px, np.float64).reshape(-1, 2)
         if self.camera is None:
             return np.zeros(len(px), bool)
-        if self._steep_grid is None:
-            gx, gy, pts = _grid_points(self.image_size, 0)
-            rays = self.camera.rays(pts)
-            self._steep_grid = (-rays[:, 2] >= np.cos(np.radians(_STEEP_DEG))).reshape(
-                len(gy), len(gx))
-        g = self._steep_grid
+        g = self._steep_table()
         i = np.clip(np.rint(px / _OFFSET_STEP).astype(int), 0, [g.shape[1] - 1, g.shape[0] - 1])
         return g[i[:, 1], i[:, 0]]
 
@@ -382,17 +377,7 @@ class TableGeometry:
     def _offset_at(self, px: np.ndarray) -> np.ndarray:
         """``_offset_exact`` interpolated from a grid over the image (it varies slowly: a
         tenth of a pixel across a ball in the steepest views), exact off the grid."""
-        if self._offset_grid is None:
-            gx, gy, pts = _grid_points(self.image_size, 1)
-            grid = np.full(pts.shape, np.nan)
-            with np.errstate(all="ignore"):
-                mm = self.camera.plane_points(pts, self.r_mm)
-                t, m = self.table, 300.0  # the table and its rails
-                near = ((mm[:, 0] > -m) & (mm[:, 0] < t.width_mm + m) & (mm[:, 1] > -m)
-                        & (mm[:, 1] < t.length_mm + m) & (self.camera.rays(pts)[:, 2] < 0))
-                grid[near] = self._offset_exact(pts[near])
-            self._offset_grid = (gx[0], gy[0], grid.reshape(len(gy), len(gx), 2))
-        x0, y0, grid = self._offset_grid
+        x0, y0, grid = self._offset_table()
         fx = (px[:, 0] - x0) / _OFFSET_STEP
         fy = (px[:, 1] - y0) / _OFFSET_STEP
         ok = (fx >= 0) & (fy >= 0) & (fx < grid.shape[1] - 1) & (fy < grid.shape[0] - 1)
@@ -406,6 +391,36 @@ class TableGeometry:
         if bad.any():
             out[bad] = self._offset_exact(px[bad])
         return out
+
+    def ready(self) -> None:
+        """Makes the grids that ``steep`` and ``centre_px`` read (else made on first use)."""
+        if self.camera is not None:
+            self._steep_table()
+            self._offset_table()
+
+    def _steep_table(self) -> np.ndarray:
+        """(rows, columns) bool of ``steep`` on a grid of ``_OFFSET_STEP`` px (made once)."""
+        if self._steep_grid is None:
+            gx, gy, pts = _grid_points(self.image_size, 0)
+            rays = self.camera.rays(pts)
+            self._steep_grid = (-rays[:, 2] >= np.cos(np.radians(_STEEP_DEG))).reshape(
+                len(gy), len(gx))
+        return self._steep_grid
+
+    def _offset_table(self) -> tuple[float, float, np.ndarray]:
+        """(x, y of its first point, (rows, columns, 2) offsets, NaN far off the table) of the
+        grid ``_offset_at`` reads (made once)."""
+        if self._offset_grid is None:
+            gx, gy, pts = _grid_points(self.image_size, 1)
+            grid = np.full(pts.shape, np.nan)
+            with np.errstate(all="ignore"):
+                mm = self.camera.plane_points(pts, self.r_mm)
+                t, m = self.table, 300.0  # the table and its rails
+                near = ((mm[:, 0] > -m) & (mm[:, 0] < t.width_mm + m) & (mm[:, 1] > -m)
+                        & (mm[:, 1] < t.length_mm + m) & (self.camera.rays(pts)[:, 2] < 0))
+                grid[near] = self._offset_exact(pts[near])
+            self._offset_grid = (gx[0], gy[0], grid.reshape(len(gy), len(gx), 2))
+        return self._offset_grid
 
 
 # every distance of a pixel offset (up to this many pixels each way) from a disc's centre,
@@ -724,6 +739,13 @@ class BallDetector:
         # the largest change of the picture's brightness (a fraction) since the whole table
         # was last looked at: the lamps' flicker
         self._swing = 0.0
+        # the picture's brightness over ``_seen``'s, as the last change search measured it
+        self._gain = 1.0
+        # what depends on the camera alone is made now, not while the first frame waits (and
+        # OpenCV's tables for 8-bit Lab, made on their first use)
+        self._blob_setup(self._prepare(*calibration.image_size))
+        self.geometry.ready()
+        cv2.cvtColor(np.zeros((1, 1, 3), np.uint8), cv2.COLOR_BGR2LAB)
 
     @property
     def cloth(self) -> ClothModel | None:
@@ -740,6 +762,7 @@ class BallDetector:
         self._seen = None
         self._seen_sum = self._seen_most = None
         self._swing = 0.0
+        self._gain = 1.0
 
     # -- precomputation -------------------------------------------------------------------------
     def _prepare(self, w: int, h: int) -> _Frame:
@@ -902,7 +925,12 @@ class BallDetector:
         else:
             wx0, wy0, wx1, wy1 = window
             seen = self._seen[wy0:wy1, wx0:wx1]
-            out = cv2.copyTo(small[wy0:wy1, wx0:wx1], claimed.view(np.uint8), seen)
+            now = small[wy0:wy1, wx0:wx1]
+            if self._gain != 1.0:
+                # kept at the brightness of the rest of ``_seen`` (the lamps' at the last whole
+                # look), which the change search compares the picture's with
+                now = cv2.convertScaleAbs(now, alpha=1.0 / self._gain)
+            out = cv2.copyTo(now, claimed.view(np.uint8), seen)
             if not np.shares_memory(out, seen):
                 seen[...] = out
             result = _dedupe(_concat(kept, new), cloth_lab=self._cloth.lab())
@@ -925,6 +953,7 @@ class BallDetector:
         gain = (float(np.median(_grid_sum(small, g["coarse"])[lit] / then[lit])) if lit.any()
                 else 1.0)
         flicker = abs(gain - 1) >= 0.01
+        self._gain = gain if flicker else 1.0
         seen = cv2.convertScaleAbs(self._seen, alpha=gain) if flicker else self._seen
         most = self._most(cv2.absdiff(small, seen))
         if flicker:

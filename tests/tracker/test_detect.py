@@ -170,6 +170,30 @@ def test_overhead_1080p_positions_recall_and_classes(overhead):
         f"median {np.median(err):.2f} mm, p95 {np.percentile(err, 95):.2f} mm")
 
 
+def test_what_depends_on_the_camera_alone_is_made_before_the_first_frame(overhead,
+                                                                         monkeypatch):
+    """A live camera's first frame is not held up by the work image's geometry, the silhouette
+    offsets' grid or the steep-view grid: the detector makes them when it is made, and its
+    first frame (the whole table looked at, the cloth learnt) finds every ball without
+    making any of them again."""
+    import tracker.detect as detect_module
+
+    cam, renderer, cal = overhead
+    b = standard_layout()
+    pos = b.pos.copy()
+    pos[0, :2] = (1000.0, 600.0)  # the white on the table
+    frame, vis = renderer.render(list(b.classes), pos)
+    det = BallDetector(cal)
+
+    def made_again(*args, **kwargs):
+        raise AssertionError("made on the first frame")
+
+    monkeypatch.setattr(BallDetector, "_prepared", made_again)
+    monkeypatch.setattr(detect_module, "_grid_points", made_again)
+    d = det.detect(frame)
+    assert (vis >= 0.5).all() and len(d) == len(b.classes)
+
+
 def test_touching_pair_is_two_balls(overhead):
     cam, renderer, cal = overhead
     a = np.array([600.0, 1500.0])
@@ -462,8 +486,10 @@ def test_changes_searched_in_boxes_find_what_the_whole_window_finds(monkeypatch)
 def test_lamp_flicker_is_no_change_on_the_table():
     """The sample clip ``break_off`` is lit by lamps that flicker by 3 %, which the codec carries
     to the cloth and not to the balls. Once the balls are at rest (frame 330 on), a frame whose
-    brightness swung is no change: the detector answers most frames with its last answer,
-    without looking, and still finds every ball. Nor is the player's hand, behind where the
+    brightness swung is no change: the detector answers at least four frames in five with its
+    last answer, without looking (what it looks at again is kept at the brightness of the rest
+    of what it saw, so a place once looked at is not changed by the next swing), and still
+    finds every ball. Nor is the player's hand, behind where the
     white stood before the break, taken for a ball once the white has gone (frames 110-130), though
     a window around what changed cuts it off the arm (the balls as the colour classifier keeps
     them, the calibration found in the video)."""
@@ -493,7 +519,7 @@ def test_lamp_flicker_is_no_change_on_the_table():
             assert (near.min(0) < balls.r_px[k, on]).all(), f"frame {k}: a ball missed"
         last = d
     assert rest == 95
-    assert same >= 0.7 * rest, f"looked again on {rest - same} of {rest} frames at rest"
+    assert same >= 0.8 * rest, f"looked again on {rest - same} of {rest} frames at rest"
     assert not false, f"the hand taken for a ball on frames {false}"
 
 
