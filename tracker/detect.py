@@ -28,6 +28,7 @@ Colour classification is ``tracker.colour``; this module measures each ball's bo
 from __future__ import annotations
 
 import bisect
+import concurrent.futures
 import functools
 import threading
 from collections.abc import Iterator
@@ -423,6 +424,10 @@ class TableGeometry:
         return self._offset_grid
 
 
+# frames after the one the cloth is relearnt from that the new model is used from (its
+# relearning, 15-20 ms at 1080p, is spread over the frames looked at meanwhile)
+_RELEARN_LAG = 3
+
 # every distance of a pixel offset (up to this many pixels each way) from a disc's centre,
 # sorted: a disc of radius r holds the offsets whose distance is one of the first
 # ``bisect_right(r)`` of them, so radii with the same count make the same disc
@@ -526,7 +531,9 @@ class DetectorConfig:
     work_radius_px: ball radius (px) the candidate search downscales to (at least).
     min_cover: least share of a disc a blob must fill for a ball there.
     adapt_rate: share of the cloth model replaced by each frame's own estimate.
-    relearn_every: frames between recompiling the cloth lookup table.
+    relearn_every: frames between recompiling the cloth lookup table (from one frame, on a
+    thread of its own while that frame and the next few are looked at; the frame that first
+    uses the new table looks at the whole table).
     refine_iterations: centroid iterations at full resolution.
     edge_margin_mm: how far past the cushion noses a ball centre may be (balls in the jaws).
     max_spill: most not-cloth share of the ring just outside a ball (not a neighbour's).
@@ -722,6 +729,9 @@ class BallDetector:
         self._lut: np.ndarray | None = None
         self._table: np.ndarray | None = None  # ``_lut`` as ``score_table`` lays it out
         self._frames_since_lut = 0
+        # the cloth being relearnt (a Future of ``_learn_cloth``), used from the next frame
+        self._relearning: concurrent.futures.Future | None = None
+        self._relearn_thread: concurrent.futures.ThreadPoolExecutor | None = None
         self._prep: _Frame | None = None
         self._prep_lock = threading.Lock()  # ``work_image`` may be called on another thread
         # measured / predicted ball radius: corrects a calibration whose focal length and
@@ -752,6 +762,7 @@ class BallDetector:
         return self._cloth
 
     def reset(self) -> None:
+        self._relearning = None
         self._cloth = None
         self._lut = None
         self._table = None
@@ -833,8 +844,11 @@ class BallDetector:
         prep.grid["factor"] = factor
         return prep
 
-    def _learn_cloth(self, small: np.ndarray, prep: _Frame) -> None:
-        """Learn (first frame) or adapt (later frames) the cloth model from the work image.
+    def _learn_cloth(self, small: np.ndarray, prep: _Frame, rate: float) -> tuple:
+        """The cloth model learnt (first frame) or adapted (later frames, a share ``rate`` of it
+        replaced) from the work image: (gain (h, w, 1), the gain's three channels, model,
+        lookup table, ``score_table``), for ``_use_cloth``. Changes nothing, so it may run on
+        another thread while the frame is looked at with the model so far.
 
         The cloth's colour varies across the table (lamps, vignetting, camera white balance):
         a gain per pixel and channel, smooth over several balls' widths, brings the cloth to
@@ -848,22 +862,27 @@ class BallDetector:
             cloth = (scores(self._table, flat) < _FG_LEVEL // 2) & mask
         gain = _flat_gain(small, cloth, prep.grid["factor"])
         if self._cloth is not None:
-            rate = min(1.0, self.config.adapt_rate * max(self._frames_since_lut, 1))
             gain = prep.grid["gain"] + rate * (gain - prep.grid["gain"])
-        prep.grid["gain"] = gain
-        prep.grid["gain3"] = _three(gain)
-        flat = _apply_gain(small, prep.grid["gain3"])
+        gain3 = _three(gain)
+        flat = _apply_gain(small, gain3)
         # every third pixel each way is plenty (the model takes ~12000 of them)
         sub = (slice(None, None, 3), slice(None, None, 3))
         model = ClothModel.learn(flat[sub][cloth[sub]] if cloth[sub].sum() > 60
                                  else flat[sub][mask[sub]])
-        if self._cloth is None:
-            self._cloth = model
-        else:
-            self._cloth = self._cloth.blend(model, rate)
-        self._lut = self._cloth.lut()
-        self._table = score_table(self._lut)
-        self._frames_since_lut = 0
+        if self._cloth is not None:
+            model = self._cloth.blend(model, rate)
+        lut = model.lut()
+        return gain, gain3, model, lut, score_table(lut)
+
+    def _use_cloth(self, learnt: tuple, prep: _Frame) -> None:
+        """The cloth model that ``_learn_cloth`` gave from now on."""
+        prep.grid["gain"], prep.grid["gain3"], self._cloth, self._lut, self._table = learnt
+
+    def _relearner(self) -> concurrent.futures.ThreadPoolExecutor:
+        if self._relearn_thread is None:
+            self._relearn_thread = concurrent.futures.ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix="cueball-cloth")
+        return self._relearn_thread
 
     # -- per frame ------------------------------------------------------------------------------
     def score(self, frame: np.ndarray) -> np.ndarray:
@@ -900,9 +919,20 @@ class BallDetector:
         cfg = self.config
         self._frames_since_lut += 1
         whole = (not cfg.incremental or self._last is None or self._seen is None)
-        if self._lut is None or self._frames_since_lut >= cfg.relearn_every:
-            self._learn_cloth(small, prep)
+        if self._relearning is not None and self._frames_since_lut >= _RELEARN_LAG:
+            # the cloth relearnt from a frame a few before (on a thread of its own, while
+            # those frames were looked at), and the whole table looked at with it
+            self._use_cloth(self._relearning.result(), prep)
+            self._relearning = None
             whole = True
+        elif self._lut is None:
+            self._use_cloth(self._learn_cloth(small, prep, 1.0), prep)
+            self._frames_since_lut = 0
+            whole = True
+        elif self._relearning is None and self._frames_since_lut >= cfg.relearn_every:
+            rate = min(1.0, cfg.adapt_rate * max(self._frames_since_lut, 1))
+            self._relearning = self._relearner().submit(self._learn_cloth, small, prep, rate)
+            self._frames_since_lut = 0
         window = (0, 0, small.shape[1], small.shape[0])
         region = None
         if not whole:
