@@ -947,9 +947,10 @@ class BallDetector:
             window = (0, 0, small.shape[1], small.shape[0])
             found = self._look(frame, small, prep, window, region)
         new, kept, claimed = found
-        self._seen_sum = self._seen_most = None
+        self._seen_sum = None
         if kept is None:
             self._seen = small.copy()
+            self._seen_most = None
             self._swing = 0.0
             result = new
         else:
@@ -963,6 +964,8 @@ class BallDetector:
             out = cv2.copyTo(now, claimed.view(np.uint8), seen)
             if not np.shares_memory(out, seen):
                 seen[...] = out
+            if self._seen_most is not None:
+                self._most_again(window)
             result = _dedupe(_concat(kept, new), cloth_lab=self._cloth.lab())
         self._last = result
         return result
@@ -1011,6 +1014,17 @@ class BallDetector:
         rows = image.reshape(image.shape[0], -1)
         most = cv2.dilate(rows, _ACROSS_BGR, borderType=cv2.BORDER_CONSTANT, borderValue=0)
         return cv2.blur(np.ascontiguousarray(most[:, 1::3]), (3, 3))
+
+    def _most_again(self, window: tuple[int, int, int, int]) -> None:
+        """``_seen_most`` made again where ``_seen`` changed inside the work-image ``window``
+        (x0, y0, x1, y1): a pixel beyond it, as far as the 3 x 3 average reaches, from the
+        pixels two beyond it (or the picture's edge, where the average reflects alike)."""
+        h, w = self._seen_most.shape
+        x0, y0, x1, y1 = window
+        cx0, cy0, cx1, cy1 = max(x0 - 2, 0), max(y0 - 2, 0), min(x1 + 2, w), min(y1 + 2, h)
+        part = self._most(np.ascontiguousarray(self._seen[cy0:cy1, cx0:cx1]))
+        ox0, oy0, ox1, oy1 = max(x0 - 1, 0), max(y0 - 1, 0), min(x1 + 1, w), min(y1 + 1, h)
+        self._seen_most[oy0:oy1, ox0:ox1] = part[oy0 - cy0:oy1 - cy0, ox0 - cx0:ox1 - cx0]
 
     @staticmethod
     def _window(region: np.ndarray, prep: _Frame) -> tuple[int, int, int, int]:
