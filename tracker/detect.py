@@ -426,7 +426,7 @@ class TableGeometry:
 
 # frames after the one the cloth is relearnt from that the new model is used from (its
 # relearning, 15-20 ms at 1080p, is spread over the frames looked at meanwhile)
-_RELEARN_LAG = 3
+_RELEARN_LAG = 2
 
 # every distance of a pixel offset (up to this many pixels each way) from a disc's centre,
 # sorted: a disc of radius r holds the offsets whose distance is one of the first
