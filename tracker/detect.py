@@ -459,6 +459,7 @@ def ready_kernels() -> None:
     half_w, near_w, n = _disc_kernels(2.0)
     kernels.place_discs(np.zeros((3, 3), np.int64), half_w, near_w, 1, 1.0, 1.0,
                         _NO_PREFERENCE)
+    kernels.bar_end(np.zeros((3, 3), np.float32), 1.0, 1.0, 1.0)
 
 
 def _disc_kernels(r: float) -> tuple[np.ndarray, np.ndarray, int]:
@@ -1428,7 +1429,7 @@ class BallDetector:
         pts = self._drop_bar_discs(pts, original, bx - pad, by - pad, r, cov=cov)
         # in something reaching in from outside: not the end of it (a hand), judged once the
         # discs the neck test pairs off have gone
-        end = [intruding and _bar_end(original, np.array([x - bx + pad, y - by + pad]), r)
+        end = [intruding and kernels.bar_end(original, x - bx + pad, y - by + pad, r)
                for x, y in pts]
         if big:  # and a ball shows its own outline, not a bigger one's (a hand's), or a colour
             # of its own (a ball held in the fingers' shadow); nor the colour of skin (a
@@ -1888,50 +1889,6 @@ def _body_lab(win: np.ndarray, inner: np.ndarray) -> np.ndarray:
     out = (lab * sel[..., None]).sum(1) / np.maximum(cnt, 1)[:, None]
     out[cnt == 0] = np.nan
     return out.astype(np.float64)
-
-
-def _bar_end(blob: np.ndarray, p: np.ndarray, r: float) -> bool:
-    """Whether a disc of radius ``r`` at ``p`` (x, y) in ``blob`` (soft membership, work px)
-    is the end of a bar wider than a ball (a hand at the end of an arm) rather than a ball
-    against something. Towards the rest of the blob around it, 1.5 and 3.5 radii beyond its
-    centre, such a bar is cut across in runs 2.6 to 7 radii long; beside an arm or a body the
-    cuts run on further (the second, at least), a cue is narrower, a ball touching it ends
-    sooner, and a fast ball's blur streak is as wide as the ball."""
-    h, w = blob.shape
-    # the rest of the blob around it, within four radii
-    k = int(np.ceil(4 * r))
-    x0, y0 = max(int(p[0]) - k, 0), max(int(p[1]) - k, 0)
-    x1, y1 = min(int(p[0]) + k + 2, w), min(int(p[1]) + k + 2, h)
-    if x1 <= x0 or y1 <= y0:
-        return False
-    dx = (np.arange(x0, x1) - p[0])[None]
-    dy = (np.arange(y0, y1) - p[1])[:, None]
-    dist = np.hypot(dx, dy)
-    fill = (blob[y0:y1, x0:x1] > 0.5) & (dist > 1.3 * r) & (dist <= 4.0 * r)
-    total = float(fill.sum())
-    if total < 1:
-        return False
-    # towards the middle of the rest: the mean offset of its pixels
-    d = np.array([fill.sum(0) @ dx[0], fill.sum(1) @ dy[:, 0]]) / total
-    if np.hypot(*d) < 1e-6:
-        return False
-    d /= np.hypot(*d)
-    perp = np.array([-d[1], d[0]])
-
-    steps = np.arange(0.0, 8 * r, 0.5)
-    # the runs across the bar through the points 1.5 and 3.5 radii beyond the centre, each
-    # (a, way, step) read from the point outwards one way along ``perp``
-    at = p + (np.array([1.5, 3.5]) * r)[:, None] * d
-    ways = np.array([-1.0, 1.0])[:, None, None] * steps[:, None] * perp
-    on = _blob_at(blob, (at[:, None, None] + ways[None]).reshape(-1, 2)).reshape(
-        2, 2, len(steps)) > 0.5
-    for runs in on:  # a point out of the blob has no run through it
-        if not runs[:, 0].all():
-            return False
-        ends = np.where(runs.all(1), steps[-1], steps[np.argmin(runs, axis=1)])
-        if not 2.6 * r <= ends[0] + ends[1] <= 7.0 * r:
-            return False
-    return True
 
 
 def _colour_alike(lab: np.ndarray, blob: np.ndarray, p: np.ndarray, r: float) -> float:

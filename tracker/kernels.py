@@ -707,6 +707,101 @@ def _place_discs_loops(weight, half_w, near_w, max_discs, min_sum, full_sum, pre
     return out[:n].copy()
 
 
+def bar_end_numpy(blob, px, py, r):
+    """Whether a disc of radius ``r`` at (``px``, ``py``) in ``blob`` (h, w) float32 (soft
+    membership, work px) is the end of a bar wider than a ball (a hand at the end of an arm)
+    rather than a ball against something. Towards the rest of the blob around it (its pixels
+    over half a member 1.3 to 4 radii from the centre, by their mean), 1.5 and 3.5 radii beyond
+    the centre, such a bar is cut across in runs 2.6 to 7 radii long, read every half pixel
+    each way from the point; beside an arm or a body the cuts run on further (the second, at
+    least), a cue is narrower, a ball touching it ends sooner, and a fast ball's blur streak is
+    as wide as the ball."""
+    h, w = blob.shape
+    k = int(math.ceil(4 * r))
+    x0, y0 = max(int(px) - k, 0), max(int(py) - k, 0)
+    x1, y1 = min(int(px) + k + 2, w), min(int(py) + k + 2, h)
+    if x1 <= x0 or y1 <= y0:
+        return False
+    xs, ys = np.arange(x0, x1), np.arange(y0, y1)
+    dist = np.hypot((xs - px)[None], (ys - py)[:, None])
+    fill = (blob[y0:y1, x0:x1] > 0.5) & (dist > 1.3 * r) & (dist <= 4.0 * r)
+    total = int(fill.sum())
+    if total < 1:
+        return False
+    # towards the middle of the rest: its pixels' mean (whole-pixel sums, exact)
+    dx = float(fill.sum(0) @ xs) / total - px
+    dy = float(fill.sum(1) @ ys) / total - py
+    norm = math.hypot(dx, dy)
+    if norm < 1e-6:
+        return False
+    dx, dy = dx / norm, dy / norm
+    steps = np.arange(int(math.ceil(8 * r / 0.5))) * 0.5
+    for along in (1.5, 3.5):
+        ax, ay = px + along * r * dx, py + along * r * dy
+        ends = []
+        for way in (-1.0, 1.0):
+            qx = np.rint(ax + way * steps * -dy).astype(np.int64)
+            qy = np.rint(ay + way * steps * dx).astype(np.int64)
+            inside = (qx >= 0) & (qx < w) & (qy >= 0) & (qy < h)
+            on = np.zeros(len(steps), bool)
+            on[inside] = blob[qy[inside], qx[inside]] > 0.5
+            if not on[0]:  # a point out of the blob has no run through it
+                return False
+            ends.append(steps[-1] if on.all() else steps[np.argmin(on)])
+        if not 2.6 * r <= ends[0] + ends[1] <= 7.0 * r:
+            return False
+    return True
+
+
+def _bar_end_loops(blob, px, py, r):
+    """``bar_end_numpy``, a pixel at a time (for numba to compile)."""
+    h, w = blob.shape
+    k = int(math.ceil(4 * r))
+    x0, y0 = max(int(px) - k, 0), max(int(py) - k, 0)
+    x1, y1 = min(int(px) + k + 2, w), min(int(py) + k + 2, h)
+    if x1 <= x0 or y1 <= y0:
+        return False
+    total = 0
+    sx = 0
+    sy = 0
+    for y in range(y0, y1):
+        for x in range(x0, x1):
+            if blob[y, x] > 0.5:
+                d = math.hypot(x - px, y - py)
+                if d > 1.3 * r and d <= 4.0 * r:
+                    total += 1
+                    sx += x
+                    sy += y
+    if total < 1:
+        return False
+    dx = float(sx) / total - px
+    dy = float(sy) / total - py
+    norm = math.hypot(dx, dy)
+    if norm < 1e-6:
+        return False
+    dx, dy = dx / norm, dy / norm
+    n = int(math.ceil(8 * r / 0.5))
+    for along in (1.5, 3.5):
+        ax, ay = px + along * r * dx, py + along * r * dy
+        reach = 0.0
+        for way in (-1.0, 1.0):
+            end = (n - 1) * 0.5
+            for i in range(n):
+                step = i * 0.5
+                qx = int(np.rint(ax + way * step * -dy))
+                qy = int(np.rint(ay + way * step * dx))
+                on = 0 <= qx < w and 0 <= qy < h and blob[qy, qx] > 0.5
+                if not on:
+                    if i == 0:
+                        return False
+                    end = step
+                    break
+            reach += end
+        if not 2.6 * r <= reach <= 7.0 * r:
+            return False
+    return True
+
+
 def _compiled(func):
     """``func`` compiled by numba (on its first call), the compiled code kept on disk where
     there is somewhere to keep it."""
@@ -728,8 +823,10 @@ if COMPILED:
     _disc_sums_into = _compiled(_disc_sums_into)
     _disc_row = _compiled(_disc_row)
     place_discs = _compiled(_place_discs_loops)
+    bar_end = _compiled(_bar_end_loops)
 else:
     window_pixels = window_pixels_numpy
     refine_windows = refine_windows_numpy
     round_outline = round_outline_numpy
     place_discs = place_discs_numpy
+    bar_end = bar_end_numpy

@@ -207,3 +207,59 @@ def test_place_discs_finds_touching_balls_where_they_are():
     empty = kernels.place_discs(np.zeros((20, 20), np.int64), half_w, near_w, 40,
                                 0.42 * 96 * n, 0.8 * 96 * n, _NO_PREFERENCE)
     assert empty.shape == (0, 2)
+
+
+def _bar_blob(shape, r, bar_width, bar_end_x, ball=None):
+    """(H, W) float32 soft membership: a bar ``bar_width`` tall across the middle from the left
+    edge to ``bar_end_x`` (an arm, or a cue), its end rounded, and a ball (cx, cy) of radius
+    ``r``, if given."""
+    h, w = shape
+    yy, xx = np.ogrid[:h, :w]
+    half = bar_width / 2
+    out = ((np.abs(yy - h / 2) <= half) & (xx <= bar_end_x - half)) | (
+        np.hypot(yy - h / 2, xx - (bar_end_x - half)) <= half)
+    if ball is not None:
+        out = out | (np.hypot(yy - ball[1], xx - ball[0]) <= r)
+    return out.astype(np.float32) * np.float32(0.9)
+
+
+def test_bar_end_tells_a_hand_from_a_ball_beside_an_arm_or_on_a_cue():
+    """A disc at the rounded end of an arm 3.5 radii wide is the end of a bar; one on a ball
+    against the arm's side is not (the cuts through the arm run its whole length), nor one on
+    a ball at the tip of a cue a radius wide (the cuts are too short)."""
+    r = 6.0
+    hand = _bar_blob((60, 120), r, 3.5 * r, 100.0)
+    assert kernels.bar_end(hand, 100.0 - 1.75 * r, 30.0, r)
+    beside = _bar_blob((80, 120), r, 3.5 * r, 119.0, ball=(60.0, 40.0 - 2.75 * r))
+    assert not kernels.bar_end(beside, 60.0, 40.0 - 2.75 * r, r)
+    cue = _bar_blob((60, 120), r, r, 90.0, ball=(90.0 + r, 30.0))
+    assert not kernels.bar_end(cue, 90.0 + r, 30.0, r)
+    for blob, p in ((hand, (100.0 - 1.75 * r, 30.0)), (beside, (60.0, 40.0 - 2.75 * r)),
+                    (cue, (90.0 + r, 30.0))):
+        assert kernels.bar_end(blob, *p, r) == kernels.bar_end_numpy(blob, *p, r)
+
+
+def test_bar_end_matches_the_numpy_reference_exactly():
+    """Random arms, cues and balls, and random discs on and off them: the same answer every
+    time, both ways."""
+    rng = np.random.default_rng(5)
+    answers = []
+    for trial in range(300):
+        r = float(rng.uniform(3, 12))
+        h, w = (int(v) for v in rng.integers(20, 120, 2))
+        h, w = h + int(4 * r), w + int(12 * r)
+        ball = (rng.uniform(0, w), rng.uniform(0, h)) if trial % 2 else None
+        width, end = r * rng.uniform(0.5, 8), rng.uniform(6 * r, w)
+        blob = _bar_blob((h, w), r, width, end, ball)
+        blob[rng.uniform(size=(h, w)) < 0.03] *= np.float32(0.4)  # a few holes
+        on = np.argwhere(blob > 0.5)
+        if trial % 3 == 0:  # at the bar's end
+            p = np.array([end - width / 2, h / 2]) + rng.uniform(-2, 2, 2)
+        else:
+            p = (on[rng.integers(len(on))][::-1] + rng.uniform(-1, 1, 2) if len(on)
+                 else rng.uniform(0, [w, h]))
+        got = kernels.bar_end(blob, float(p[0]), float(p[1]), r)
+        assert got == kernels.bar_end_numpy(blob, float(p[0]), float(p[1]), r), trial
+        answers.append(got)
+    assert 10 < sum(answers) < 290  # both answers are given
+
