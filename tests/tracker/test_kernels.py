@@ -20,6 +20,11 @@ numba = pytest.importorskip("numba", reason="numba is not installed: only the nu
 R = SNOOKER.ball_radius_mm
 
 
+compiled_only = pytest.mark.skipif(
+    not kernels.COMPILED, reason="the compiled kernels are off (CUEBALL_NUMBA=0): the numpy "
+    "references serve, and these tests are of the compiled ones")
+
+
 @pytest.fixture(scope="module")
 def scene():
     """A frame, its detector (cloth learnt) and every ball's window inputs, as ``_refine``
@@ -100,6 +105,7 @@ def test_the_detector_finds_the_same_with_the_numpy_references(scene, monkeypatc
     np.testing.assert_allclose(found.confidence, again.confidence, atol=1e-3)
 
 
+@compiled_only
 def test_round_outline_matches_the_numpy_reference():
     """Circles through outline points: round ones with noise, arcs with gaps (rays into a
     neighbour), outliers (codec blotches), a bumpy one, too few points, a straight edge, and
@@ -131,6 +137,7 @@ def test_round_outline_matches_the_numpy_reference():
     np.testing.assert_allclose(centre[ok], (c + [0.7, -0.4])[ok], atol=0.1)
 
 
+@compiled_only
 def test_the_kernels_are_made_ready_for_the_very_types_detection_passes(scene, monkeypatch):
     """A detector made compiles (or loads) the kernels before the first frame, for the
     argument types the refinement passes them: no frame waits for a compile."""
