@@ -2013,15 +2013,11 @@ def _free_arc(blob: np.ndarray, p: np.ndarray, r: float) -> float:
 def _blob_cov(blob: np.ndarray) -> np.ndarray | None:
     """(2, 2) covariance of the (x, y) of a blob's pixels over half a member (soft membership),
     or None when it has fewer than 10."""
-    ys, xs = np.nonzero(blob > 0.5)
-    if len(xs) < 10:
+    m = cv2.moments(cv2.compare(blob, 0.5, cv2.CMP_GT), binaryImage=True)
+    n = m["m00"]
+    if n < 10:
         return None
-    # np.cov's own steps, without its checks of arguments not given
-    x = np.stack([xs, ys]).astype(float)
-    x -= x.mean(axis=1)[:, None]
-    c = np.dot(x, x.T)
-    c *= np.true_divide(1, len(xs) - 1)
-    return c
+    return np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / (n - 1)
 
 
 def _elongated(blob: np.ndarray, ratio: float = 9.0, cov: np.ndarray | None = None) -> bool:

@@ -847,3 +847,23 @@ def test_highlights_one_on_each_ball_none_on_the_cloth():
     for q in spots:
         d = np.hypot(*(centres - q).T)
         assert d.min() < 8 and abs(q[1] - (centres[d.argmin(), 1] - 5)) < 2.5
+
+
+def test_a_blobs_spread_is_the_covariance_of_its_pixels():
+    """``_blob_cov`` (from the blob's image moments) is numpy's covariance of the (x, y) of its
+    pixels over half a member, and None for fewer than ten of them."""
+    from tracker.detect import _blob_cov
+
+    rng = np.random.default_rng(4)
+    for _ in range(50):
+        h, w = (int(v) for v in rng.integers(5, 150, 2))
+        blob = rng.uniform(size=(h, w)).astype(np.float32) * np.float32(rng.uniform(0.6, 1.2))
+        ys, xs = np.nonzero(blob > 0.5)
+        got = _blob_cov(blob)
+        if len(xs) < 10:
+            assert got is None
+            continue
+        np.testing.assert_allclose(got, np.cov(np.stack([xs, ys]).astype(float)), rtol=1e-12,
+                                   atol=1e-9)
+    assert _blob_cov(np.eye(3, dtype=np.float32)) is None
+
