@@ -85,7 +85,6 @@ class InlineThread:
         return done
 
 
-
 def run_clip(path: Path, spent: dict[str, float], repeat: int) -> dict[str, float]:
     """Best of ``repeat`` runs of the pipeline over the clip: stage -> CPU ms a frame."""
     meta, _ = read_truth(path)

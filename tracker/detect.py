@@ -533,8 +533,8 @@ class DetectorConfig:
     min_cover: least share of a disc a blob must fill for a ball there.
     adapt_rate: share of the cloth model replaced by each frame's own estimate.
     relearn_every: frames between recompiling the cloth lookup table (from one frame, on a
-    thread of its own while that frame and the next few are looked at; the frame that first
-    uses the new table looks at the whole table).
+    thread of its own while that frame and the next are looked at; the frame that first uses
+    the new table looks at the whole table).
     refine_iterations: centroid iterations at full resolution.
     edge_margin_mm: how far past the cushion noses a ball centre may be (balls in the jaws).
     max_spill: most not-cloth share of the ring just outside a ball (not a neighbour's).
@@ -730,7 +730,8 @@ class BallDetector:
         self._lut: np.ndarray | None = None
         self._table: np.ndarray | None = None  # ``_lut`` as ``score_table`` lays it out
         self._frames_since_lut = 0
-        # the cloth being relearnt (a Future of ``_learn_cloth``), used from the next frame
+        # the cloth being relearnt (a Future of ``_learn_cloth``), used ``_RELEARN_LAG`` frames
+        # after the frame it is learnt from
         self._relearning: concurrent.futures.Future | None = None
         self._relearn_thread: concurrent.futures.ThreadPoolExecutor | None = None
         self._prep: _Frame | None = None
@@ -880,6 +881,7 @@ class BallDetector:
         prep.grid["gain"], prep.grid["gain3"], self._cloth, self._lut, self._table = learnt
 
     def _relearner(self) -> concurrent.futures.ThreadPoolExecutor:
+        """The detector's own thread for relearning the cloth (made on first use)."""
         if self._relearn_thread is None:
             self._relearn_thread = concurrent.futures.ThreadPoolExecutor(
                 max_workers=1, thread_name_prefix="cueball-cloth")

@@ -489,10 +489,10 @@ def test_lamp_flicker_is_no_change_on_the_table():
     brightness swung is no change: the detector answers at least four frames in five with its
     last answer, without looking (what it looks at again is kept at the brightness of the rest
     of what it saw, so a place once looked at is not changed by the next swing), and still
-    finds every ball. Nor is the player's hand, behind where the
-    white stood before the break, taken for a ball once the white has gone (frames 110-130), though
-    a window around what changed cuts it off the arm (the balls as the colour classifier keeps
-    them, the calibration found in the video)."""
+    finds every ball. Nor is the player's hand, behind where the white stood before the break,
+    taken for a ball once the white has gone (frames 110-130), though a window around what
+    changed cuts it off the arm (the balls as the colour classifier keeps them, the calibration
+    found in the video)."""
     from calibration.find import calibrate_video
 
     clip = Path(__file__).resolve().parents[2] / "sample_videos" / "break_off.mp4"
@@ -866,4 +866,3 @@ def test_a_blobs_spread_is_the_covariance_of_its_pixels():
         np.testing.assert_allclose(got, np.cov(np.stack([xs, ys]).astype(float)), rtol=1e-12,
                                    atol=1e-9)
     assert _blob_cov(np.eye(3, dtype=np.float32)) is None
-

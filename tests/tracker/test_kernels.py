@@ -246,6 +246,27 @@ def test_bar_end_tells_a_hand_from_a_ball_beside_an_arm_or_on_a_cue():
         assert kernels.bar_end(blob, *p, r) == kernels.bar_end_numpy(blob, *p, r)
 
 
+@compiled_only
+def test_bar_end_is_made_ready_for_the_types_the_disc_placing_passes(monkeypatch):
+    """``ready_kernels`` compiles the test of a disc at a bar's end for the very types
+    ``_explain_blob`` passes it: the blob as it pads it (float32), a disc's place (a float
+    less and plus whole pixels) and its radius (a float times the radius scale)."""
+    from tracker import detect
+
+    seen = set()
+    kernel = kernels.bar_end
+
+    def call(*a):
+        seen.add(tuple(numba.typeof(x) for x in a))
+        return kernel(*a)
+
+    monkeypatch.setattr(kernels, "bar_end", call)
+    detect.ready_kernels.__wrapped__()
+    x, bx, pad, r = 7.25, 3, 3, float(np.float32(4.5)) * 1.0
+    passed = (detect._padded(np.ones((4, 5), np.float32), pad), x - bx + pad, x - bx + pad, r)
+    assert seen == {tuple(numba.typeof(a) for a in passed)}
+
+
 def test_bar_end_matches_the_numpy_reference_exactly():
     """Random arms, cues and balls, and random discs on and off them: the same answer every
     time, both ways."""
@@ -269,4 +290,3 @@ def test_bar_end_matches_the_numpy_reference_exactly():
         assert got == kernels.bar_end_numpy(blob, float(p[0]), float(p[1]), r), trial
         answers.append(got)
     assert 10 < sum(answers) < 290  # both answers are given
-
