@@ -460,6 +460,7 @@ def ready_kernels() -> None:
     kernels.place_discs(np.zeros((3, 3), np.int64), half_w, near_w, 1, 1.0, 1.0,
                         _NO_PREFERENCE)
     kernels.bar_end(np.zeros((3, 3), np.float32), 1.0, 1.0, 1.0)
+    kernels.box_round(3, 3, 1.0, 1.0, 1.0)
 
 
 def _disc_kernels(r: float) -> tuple[np.ndarray, np.ndarray, int]:
@@ -1899,10 +1900,7 @@ def _colour_alike(lab: np.ndarray, blob: np.ndarray, p: np.ndarray, r: float) ->
     disc's middle (within 0.6 radii) and which are joined to that middle by pixels of that
     colour (of the disc or the blob, within 2.5 radii): ``blob`` soft membership, ``lab`` its
     image, both work px; 1 when there are too few pixels to tell."""
-    h, w = blob.shape
-    k = int(np.ceil(2.5 * r))
-    x0, y0 = max(int(p[0]) - k, 0), max(int(p[1]) - k, 0)
-    x1, y1 = min(int(p[0]) + k + 2, w), min(int(p[1]) + k + 2, h)
+    x0, y0, x1, y1 = kernels.box_round(*blob.shape, p[0], p[1], 2.5 * r)
     dist = np.hypot((np.arange(x0, x1) - p[0])[None], (np.arange(y0, y1) - p[1])[:, None])
     win, on = lab[y0:y1, x0:x1], blob[y0:y1, x0:x1] > 0.5
     middle = dist <= 0.6 * r

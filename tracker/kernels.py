@@ -707,9 +707,10 @@ def _place_discs_loops(weight, half_w, near_w, max_discs, min_sum, full_sum, pre
     return out[:n].copy()
 
 
-def _bar_box(h, w, px, py, r):
-    """(x0, y0, x1, y1) of an image (h, w) round (``px``, ``py``), four radii ``r`` each way."""
-    k = int(math.ceil(4 * r))
+def box_round(h, w, px, py, reach):
+    """(x0, y0, x1, y1) of an image (h, w) round (``px``, ``py``), ``reach`` px each way (a
+    pixel more on the far sides)."""
+    k = int(math.ceil(reach))
     return (max(int(px) - k, 0), max(int(py) - k, 0), min(int(px) + k + 2, w),
             min(int(py) + k + 2, h))
 
@@ -724,7 +725,7 @@ def bar_end_numpy(blob, px, py, r):
     least), a cue is narrower, a ball touching it ends sooner, and a fast ball's blur streak is
     as wide as the ball."""
     h, w = blob.shape
-    x0, y0, x1, y1 = _bar_box(h, w, px, py, r)
+    x0, y0, x1, y1 = box_round(h, w, px, py, 4 * r)
     if x1 <= x0 or y1 <= y0:
         return False
     xs, ys = np.arange(x0, x1), np.arange(y0, y1)
@@ -761,7 +762,7 @@ def bar_end_numpy(blob, px, py, r):
 def _bar_end_loops(blob, px, py, r):
     """``bar_end_numpy``, a pixel at a time (for numba to compile)."""
     h, w = blob.shape
-    x0, y0, x1, y1 = _bar_box(h, w, px, py, r)
+    x0, y0, x1, y1 = box_round(h, w, px, py, 4 * r)
     if x1 <= x0 or y1 <= y0:
         return False
     total = 0
@@ -826,7 +827,7 @@ if COMPILED:
     _disc_sums_into = _compiled(_disc_sums_into)
     _disc_row = _compiled(_disc_row)
     place_discs = _compiled(_place_discs_loops)
-    _bar_box = _compiled(_bar_box)
+    box_round = _compiled(box_round)
     bar_end = _compiled(_bar_end_loops)
 else:
     window_pixels = window_pixels_numpy
