@@ -308,10 +308,6 @@ _STILL = 0.25
 _STEEP_DEG = 45.0
 
 
-# a row of B, G, R values dilated by this takes the largest of each pixel's three at its G
-_ACROSS_BGR = np.ones((1, 3), np.uint8)
-
-
 # -- geometry -------------------------------------------------------------------------------------
 class TableGeometry:
     """What the calibration says about where balls can be and how big they look.
@@ -1013,11 +1009,9 @@ class BallDetector:
     @staticmethod
     def _most(image: np.ndarray) -> np.ndarray:
         """(h, w) uint8 the largest of each pixel's B, G, R in ``image`` (h, w, 3), averaged
-        over 3 x 3 pixels: along each row of B, G, R, the largest of every three in a row, read
-        at the G's."""
-        rows = image.reshape(image.shape[0], -1)
-        most = cv2.dilate(rows, _ACROSS_BGR, borderType=cv2.BORDER_CONSTANT, borderValue=0)
-        return cv2.blur(np.ascontiguousarray(most[:, 1::3]), (3, 3))
+        over 3 x 3 pixels."""
+        b, g, r = cv2.split(image)
+        return cv2.blur(cv2.max(cv2.max(b, g, dst=b), r, dst=b), (3, 3))
 
     def _most_again(self, window: tuple[int, int, int, int]) -> None:
         """``_seen_most`` made again where ``_seen`` changed inside the work-image ``window``
