@@ -866,3 +866,17 @@ def test_a_blobs_spread_is_the_covariance_of_its_pixels():
         np.testing.assert_allclose(got, np.cov(np.stack([xs, ys]).astype(float)), rtol=1e-12,
                                    atol=1e-9)
     assert _blob_cov(np.eye(3, dtype=np.float32)) is None
+
+
+def test_the_change_searchs_image_is_the_largest_channel_averaged_over_3_by_3():
+    """``_most``: each pixel's largest of B, G, R, averaged over 3 x 3 pixels (reflected at the
+    picture's edges), on random pictures of odd sizes, to the last bit."""
+    rng = np.random.default_rng(6)
+    for _ in range(20):
+        h, w = (int(v) for v in rng.integers(3, 120, 2))
+        image = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+        want = cv2.blur(np.ascontiguousarray(image.max(axis=2)), (3, 3))
+        assert np.array_equal(BallDetector._most(image), want)
+        part = image[1:, 1:]  # a view into a bigger picture
+        assert np.array_equal(BallDetector._most(part),
+                              cv2.blur(np.ascontiguousarray(part.max(axis=2)), (3, 3)))
