@@ -255,8 +255,8 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 
 
 # soft membership of each not-cloth score (float32): 0 at half the threshold, 1 at twice it
-_SOFT = np.clip((np.arange(256, dtype=np.float32) - _FG_LEVEL * 0.5) / (_FG_LEVEL * 1.5), 0, 1)
-_SOFT.setflags(write=False)
+_SOFT = _readonly(np.clip((np.arange(256, dtype=np.float32) - _FG_LEVEL * 0.5) / (_FG_LEVEL * 1.5),
+                          0, 1))
 # _SOFT's values are whole multiples of one over this (0 to 1 in steps of 1 / 96)
 _SOFT_STEPS = int(_FG_LEVEL * 1.5)
 _NO_PREFERENCE = np.zeros((0, 0))  # the type of a preference given, with none in it
