@@ -198,20 +198,9 @@ class ClothModel:
         (the deepest shadows, ``shadow`` times the cloth's brightness, score a third of it)."""
         n = 1 << _LUT_BITS
         v = (np.arange(n, dtype=np.float32) * (1 << _LUT_SHIFT) + ((1 << _LUT_SHIFT) - 1) / 2)
-        b, g, r = np.meshgrid(v, v, v, indexing="ij")
-        s = b + g + r + 1e-3
-        c = self.chroma.astype(np.float32)
-        d = np.sqrt((b / s - c[0]) ** 2 + (g / s - c[1]) ** 2 + (r / s - c[2]) ** 2)
-        sig = np.sqrt(self.chroma_sigma ** 2 + (noise_sigma / s) ** 2)
-        score = d / (chroma_k * sig)
-        rho = s / self.level
-        # darkness adds to a chromaticity off the cloth's (a black ball reflects some cloth
-        # green; a green ball is darker and a little off in hue) but alone, down to ``dark``,
-        # it is a shadow
-        darkness = np.maximum((shadow - rho) / (shadow - dark), 0)
-        score = np.maximum(np.sqrt(score ** 2 + (darkness * np.minimum(score, 1)) ** 2), darkness)
-        score = np.maximum(score, (rho - 1) / (bright - 1))
-        return np.clip(score * _FG_LEVEL, 0, 255).astype(np.uint8).ravel()
+        return kernels.cloth_scores(v, self.chroma.astype(np.float32), float(self.chroma_sigma),
+                                    float(self.level), noise_sigma, chroma_k, bright, dark,
+                                    shadow, _FG_LEVEL)
 
 
 def lut_index(bgr: np.ndarray) -> np.ndarray:
@@ -435,7 +424,8 @@ _OFFSET_DIST_LIST = np.unique(np.hypot(*np.ogrid[0:_OFFSETS_MAX + 1, 0:_OFFSETS_
 @functools.cache
 def ready_kernels() -> None:
     """The detector's compiled kernels made ready (compiled, or loaded from numba's cache)
-    for the very argument types ``_refine`` and ``_explain_blob`` pass them, once a process,
+    for the very argument types ``_refine``, ``_explain_blob`` and the cloth model pass them,
+    once a process,
     before the first frame: a live source would drop the frames that come while they compile
     (some seconds, the first time on a machine)."""
     if not kernels.COMPILED:
@@ -457,6 +447,7 @@ def ready_kernels() -> None:
                         _NO_PREFERENCE)
     kernels.bar_end(np.zeros((3, 3), np.float32), 1.0, 1.0, 1.0)
     kernels.box_round(3, 3, 1.0, 1.0, 1.0)
+    ClothModel(np.full(3, 1 / 3), 0.01, 300.0).lut()
 
 
 def _disc_kernels(r: float) -> tuple[np.ndarray, np.ndarray, int]:

@@ -806,13 +806,68 @@ def _bar_end_loops(blob, px, py, r):
     return True
 
 
-def _compiled(func):
-    """``func`` compiled by numba (on its first call), the compiled code kept on disk where
-    there is somewhere to keep it."""
+def cloth_scores_numpy(v, chroma, chroma_sigma, level, noise_sigma, chroma_k, bright, dark,
+                       shadow, fg):
+    """(n**3,) uint8 not-cloth score of every quantised BGR, blue slowest: ``v`` (n,) float32
+    the level each quantised channel stands for, ``chroma`` (3,) float32 the cloth's
+    chromaticity, ``fg`` the score of a pixel just not cloth; the rest as
+    ``tracker.detect.ClothModel.lut`` gives them (Python floats). Every step in float32."""
+    b, g, r = np.meshgrid(v, v, v, indexing="ij")
+    s = b + g + r + 1e-3
+    c = chroma
+    d = np.sqrt((b / s - c[0]) ** 2 + (g / s - c[1]) ** 2 + (r / s - c[2]) ** 2)
+    sig = np.sqrt(chroma_sigma ** 2 + (noise_sigma / s) ** 2)
+    score = d / (chroma_k * sig)
+    rho = s / level
+    # darkness adds to a chromaticity off the cloth's (a black ball reflects some cloth
+    # green; a green ball is darker and a little off in hue) but alone, down to ``dark``,
+    # it is a shadow
+    darkness = np.maximum((shadow - rho) / (shadow - dark), 0)
+    score = np.maximum(np.sqrt(score ** 2 + (darkness * np.minimum(score, 1)) ** 2), darkness)
+    score = np.maximum(score, (rho - 1) / (bright - 1))
+    return np.clip(score * fg, 0, 255).astype(np.uint8).ravel()
+
+
+def _cloth_scores_loops(v, chroma, chroma_sigma, level, noise_sigma, chroma_k, bright, dark,
+                        shadow, fg):
+    """``cloth_scores_numpy``, an entry at a time (for numba to compile). Each constant is
+    taken to float32 as numpy takes a Python float beside a float32 array, and each step's
+    result is rounded to float32 as numpy's is."""
+    f = np.float32
+    n = v.shape[0]
+    c0, c1, c2 = chroma[0], chroma[1], chroma[2]
+    eps, sig2, noise = f(1e-3), f(chroma_sigma ** 2), f(noise_sigma)
+    k, lev, sh, span = f(chroma_k), f(level), f(shadow), f(shadow - dark)
+    one, over, top, fg = f(1.0), f(bright - 1), f(255.0), f(fg)
+    out = np.empty(n * n * n, np.uint8)
+    for i in range(n):
+        for j in range(n):
+            bg = f(v[i] + v[j])
+            for m in range(n):
+                s = f(f(bg + v[m]) + eps)
+                db = f(f(v[i] / s) - c0)
+                dg = f(f(v[j] / s) - c1)
+                dr = f(f(v[m] / s) - c2)
+                d = f(np.sqrt(f(f(f(db * db) + f(dg * dg)) + f(dr * dr))))
+                q = f(noise / s)
+                sig = f(np.sqrt(f(sig2 + f(q * q))))
+                score = f(d / f(k * sig))
+                rho = f(s / lev)
+                darkness = max(f(f(sh - rho) / span), f(0.0))
+                t = f(darkness * min(score, one))
+                score = max(f(np.sqrt(f(f(score * score) + f(t * t)))), darkness)
+                score = max(score, f(f(rho - one) / over))
+                out[(i * n + j) * n + m] = np.uint8(min(max(f(score * fg), f(0.0)), top))
+    return out
+
+
+def _compiled(func, **options):
+    """``func`` compiled by numba (on its first call, with numba's ``options``), the compiled
+    code kept on disk where there is somewhere to keep it."""
     try:
-        return numba.njit(cache=True, nogil=True)(func)
+        return numba.njit(cache=True, nogil=True, **options)(func)
     except RuntimeError:  # nowhere writable to cache it: compiled again in each process
-        return numba.njit(nogil=True)(func)
+        return numba.njit(nogil=True, **options)(func)
 
 
 if COMPILED:
@@ -829,9 +884,13 @@ if COMPILED:
     place_discs = _compiled(_place_discs_loops)
     box_round = _compiled(box_round)
     bar_end = _compiled(_bar_end_loops)
+    # no division is by zero (a sum of levels and a small constant): numpy's model of errors
+    # lets the loop run on vectors
+    cloth_scores = _compiled(_cloth_scores_loops, error_model="numpy")
 else:
     window_pixels = window_pixels_numpy
     refine_windows = refine_windows_numpy
     round_outline = round_outline_numpy
     place_discs = place_discs_numpy
     bar_end = bar_end_numpy
+    cloth_scores = cloth_scores_numpy

@@ -154,7 +154,7 @@ def test_the_kernels_are_made_ready_for_the_very_types_detection_passes(scene, m
             return kernel(*a)
         return call
 
-    names = ("window_pixels", "refine_windows", "round_outline", "place_discs")
+    names = ("window_pixels", "refine_windows", "round_outline", "place_discs", "cloth_scores")
     for name in names:
         monkeypatch.setattr(kernels, name, recording(name))
     detect.ready_kernels.__wrapped__()
@@ -290,3 +290,26 @@ def test_bar_end_matches_the_numpy_reference_exactly():
         assert got == kernels.bar_end_numpy(blob, float(p[0]), float(p[1]), r), trial
         answers.append(got)
     assert 10 < sum(answers) < 290  # both answers are given
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cloth_scores_match_the_numpy_reference_exactly(seed):
+    """The cloth model's table of scores, compiled and as numpy makes it, for cloths of many
+    colours, spreads and brightnesses: the same 2**18 bytes."""
+    from tracker.detect import ClothModel
+
+    rng = np.random.default_rng(seed)
+    v = np.arange(64, dtype=np.float32) * 4 + 1.5
+    for _ in range(3):
+        model = ClothModel(rng.dirichlet([3, 4, 3]), float(rng.uniform(0.004, 0.04)),
+                           float(rng.uniform(40, 600)))
+        args = (v, model.chroma.astype(np.float32), model.chroma_sigma, model.level, 3.0, 4.5,
+                1.6, 0.32, 0.6, _FG_LEVEL)
+        want = kernels.cloth_scores_numpy(*args)
+        np.testing.assert_array_equal(kernels.cloth_scores(*args), want)
+        np.testing.assert_array_equal(model.lut(), want)
+        # the cloth itself scores nothing, and something far off it the most
+        c = np.clip(np.rint(model.chroma / model.chroma.sum() * model.level / 4), 0, 63)
+        b, g, r = c.astype(int)
+        assert want[(b * 64 + g) * 64 + r] < _FG_LEVEL // 2
+        assert want.max() == 255
