@@ -446,6 +446,7 @@ def ready_kernels() -> None:
     kernels.place_discs(np.zeros((3, 3), np.int64), half_w, near_w, 1, 1.0, 1.0,
                         _NO_PREFERENCE)
     kernels.bar_end(np.zeros((3, 3), np.float32), 1.0, 1.0, 1.0)
+    kernels.necks(np.zeros((3, 3), np.float32), np.zeros((2, 2)), np.zeros(2, bool), 1.0, _NECK)
     kernels.box_round(3, 3, 1.0, 1.0, 1.0)
     ClothModel(np.full(3, 1 / 3), 0.01, 300.0).lut()
 
@@ -1445,35 +1446,7 @@ class BallDetector:
         # by the neck between neighbours: two touching balls narrow to a point between them, a
         # bar keeps its width.
         p = np.array(pts) - [bx - pad, by - pad]
-        bar = np.zeros(len(p), bool)
-        s = np.linspace(-0.6, 0.6, 7) * r
-        for i in range(len(p)):
-            for j in range(i + 1, len(p)):
-                if end[i] or end[j]:
-                    # a disc already judged not a ball (the rail or the arm beside a ball,
-                    # joined to it by the shadow between) says nothing of its neighbour
-                    continue
-                d = p[j] - p[i]
-                dist = float(np.hypot(*d))
-                if not 1.5 * r <= dist <= 2.8 * r:
-                    continue
-                mid = (p[i] + p[j]) / 2
-                perp = np.array([-d[1], d[0]]) / dist
-                q = np.rint(mid + s[:, None] * perp).astype(int)
-                q[:, 0] = q[:, 0].clip(0, original.shape[1] - 1)
-                q[:, 1] = q[:, 1].clip(0, original.shape[0] - 1)
-                # full across on both sides of the line between them (a cue tip or a hand
-                # against two touching balls fills one side of their neck only), and on each
-                # side as wide there as across the discs (the halos and shadows of two balls a
-                # little nearer than a diameter in the work image fill the middle of their
-                # neck, a cue tip on it one side)
-                across = original[q[:, 1], q[:, 0]]
-                if (across[s < 0].mean() > 0.6 and across[s > 0].mean() > 0.6
-                        and all(_reach(original, mid, u, r)
-                                >= _NECK * min(_reach(original, p[i], u, r),
-                                               _reach(original, p[j], u, r))
-                                for u in (perp, -perp))):
-                    bar[i] = bar[j] = True
+        bar = kernels.necks(original, p, np.array(end, bool), r, _NECK)
         return [pt for pt, b, e in zip(pts, bar, end) if not (b or e)]
 
     def _skin_at(self, image: np.ndarray, x: float, y: float, r: float) -> bool:
@@ -1956,14 +1929,6 @@ def _highlights(frame: np.ndarray, centres: np.ndarray, radii: np.ndarray) -> np
             if all(np.hypot(*(q - o)) >= 0.3 * r for o in out):
                 out.append(q)
     return np.array(out, np.float64).reshape(-1, 2)
-
-
-def _reach(blob: np.ndarray, p: np.ndarray, u: np.ndarray, r: float) -> float:
-    """How far (px) ``blob`` (soft membership) reaches from ``p`` (x, y) along the unit
-    direction ``u``, within 1.5 ``r``: its pixels over half a member, counted every half
-    pixel."""
-    s = np.arange(0.5, 1.5 * r + 0.25, 0.5)
-    return 0.5 * float((_blob_at(blob, p + s[:, None] * u) > 0.5).sum())
 
 
 def _blob_at(blob: np.ndarray, q: np.ndarray) -> np.ndarray:

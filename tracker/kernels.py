@@ -861,6 +861,127 @@ def _cloth_scores_loops(v, chroma, chroma_sigma, level, noise_sigma, chroma_k, b
     return out
 
 
+def _reach_numpy(blob, p, u, steps):
+    """How far (px) ``blob`` (h, w) float32 reaches from ``p`` (x, y) along the unit direction
+    ``u``: its pixels over half a member at the nearest pixels of the points ``steps`` (M,)
+    px along it, half a pixel each."""
+    h, w = blob.shape
+    q = np.rint(p + steps[:, None] * u).astype(int)
+    inside = (q[:, 0] >= 0) & (q[:, 0] < w) & (q[:, 1] >= 0) & (q[:, 1] < h)
+    return 0.5 * float((blob[q[inside, 1], q[inside, 0]] > 0.5).sum())
+
+
+def _neck_offsets(r):
+    """The offsets (px) across a neck and along a reach for discs of radius ``r``: 7 from -0.6
+    to 0.6 radii, and every half pixel from a half to 1.5 radii."""
+    return np.linspace(-0.6, 0.6, 7) * r, np.arange(0.5, 1.5 * r + 0.25, 0.5)
+
+
+def necks_numpy(blob, p, end, r, neck):
+    """Which of the discs of radius ``r`` at ``p`` (N, 2) (x, y) in ``blob`` (h, w) float32
+    (soft membership) are a bar's, not balls': two discs 1.5 to 2.8 radii apart whose neck is
+    full across on both sides of the line between them (over 0.6 of a member on average) and,
+    each way across, reaches at least ``neck`` times as far as the nearer of theirs does (two
+    touching balls narrow to a point between them, a bar keeps its width). A disc ``end``
+    (N,) bool says nothing of its neighbours. Returns (N,) bool."""
+    h, w = blob.shape
+    bar = np.zeros(len(p), bool)
+    s, steps = _neck_offsets(r)
+    for i in range(len(p)):
+        for j in range(i + 1, len(p)):
+            if end[i] or end[j]:
+                continue
+            d = p[j] - p[i]
+            dist = float(np.hypot(*d))
+            if not 1.5 * r <= dist <= 2.8 * r:
+                continue
+            mid = (p[i] + p[j]) / 2
+            perp = np.array([-d[1], d[0]]) / dist
+            q = np.rint(mid + s[:, None] * perp).astype(int)
+            q[:, 0] = q[:, 0].clip(0, w - 1)
+            q[:, 1] = q[:, 1].clip(0, h - 1)
+            # full across on both sides of the line between them (a cue tip or a hand against
+            # two touching balls fills one side of their neck only), and on each side as wide
+            # there as across the discs (the halos and shadows of two balls a little nearer
+            # than a diameter in the work image fill the middle of their neck, a cue tip on it
+            # one side)
+            across = blob[q[:, 1], q[:, 0]]
+            if (across[s < 0].mean() > 0.6 and across[s > 0].mean() > 0.6
+                    and all(_reach_numpy(blob, mid, u, steps)
+                            >= neck * min(_reach_numpy(blob, p[i], u, steps),
+                                          _reach_numpy(blob, p[j], u, steps))
+                            for u in (perp, -perp))):
+                bar[i] = bar[j] = True
+    return bar
+
+
+def _reach_loops(blob, px, py, ux, uy, steps):
+    """``_reach_numpy`` of the point (``px``, ``py``) and direction (``ux``, ``uy``)."""
+    h, w = blob.shape
+    count = 0
+    for k in range(steps.shape[0]):
+        qx = int(np.rint(px + steps[k] * ux))
+        qy = int(np.rint(py + steps[k] * uy))
+        if 0 <= qx < w and 0 <= qy < h and blob[qy, qx] > 0.5:
+            count += 1
+    return 0.5 * count
+
+
+def _side_mean(blob, mx, my, ux, uy, s, sign, w, h):
+    """The float32 mean of ``blob`` at the nearest pixels of the points ``s`` px from (``mx``,
+    ``my``) along (``ux``, ``uy``) on one side (``s`` * ``sign`` > 0), summed left to right in
+    float32 as numpy sums a short float32 array."""
+    total = np.float32(0.0)
+    n = 0
+    for k in range(s.shape[0]):
+        if s[k] * sign > 0:
+            qx = min(max(int(np.rint(mx + s[k] * ux)), 0), w - 1)
+            qy = min(max(int(np.rint(my + s[k] * uy)), 0), h - 1)
+            total = np.float32(total + blob[qy, qx])
+            n += 1
+    return np.float32(total / np.float32(n))
+
+
+def _necks_loops(blob, p, end, r, neck, s, steps):
+    """``necks_numpy``, a pair at a time (for numba to compile), ``s`` and ``steps`` its
+    ``_neck_offsets``."""
+    h, w = blob.shape
+    n = p.shape[0]
+    bar = np.zeros(n, np.bool_)
+    full = np.float32(0.6)  # a float32 mean is compared in float32
+    for i in range(n):
+        for j in range(i + 1, n):
+            if end[i] or end[j]:
+                continue
+            dx, dy = p[j, 0] - p[i, 0], p[j, 1] - p[i, 1]
+            dist = np.hypot(dx, dy)
+            if not 1.5 * r <= dist <= 2.8 * r:
+                continue
+            mx, my = (p[i, 0] + p[j, 0]) / 2, (p[i, 1] + p[j, 1]) / 2
+            ux, uy = -dy / dist, dx / dist
+            if not (_side_mean(blob, mx, my, ux, uy, s, -1.0, w, h) > full
+                    and _side_mean(blob, mx, my, ux, uy, s, 1.0, w, h) > full):
+                continue
+            narrow = False
+            for way in (1.0, -1.0):
+                vx, vy = way * ux, way * uy
+                if (_reach_loops(blob, mx, my, vx, vy, steps)
+                        < neck * min(_reach_loops(blob, p[i, 0], p[i, 1], vx, vy, steps),
+                                     _reach_loops(blob, p[j, 0], p[j, 1], vx, vy, steps))):
+                    narrow = True
+                    break
+            if not narrow:
+                bar[i] = True
+                bar[j] = True
+    return bar
+
+
+def _necks_compiled(blob, p, end, r, neck):
+    """``necks_numpy`` compiled."""
+    s, steps = _neck_offsets(r)
+    return _necks_kernel(blob, p, end, r, neck, s, steps)
+
+
 def _compiled(func, **options):
     """``func`` compiled by numba (on its first call, with numba's ``options``), the compiled
     code kept on disk where there is somewhere to keep it."""
@@ -884,6 +1005,10 @@ if COMPILED:
     place_discs = _compiled(_place_discs_loops)
     box_round = _compiled(box_round)
     bar_end = _compiled(_bar_end_loops)
+    _reach_loops = _compiled(_reach_loops)
+    _side_mean = _compiled(_side_mean)
+    _necks_kernel = _compiled(_necks_loops)
+    necks = _necks_compiled
     # no division is by zero (a sum of levels and a small constant): numpy's model of errors
     # lets the loop run on vectors
     cloth_scores = _compiled(_cloth_scores_loops, error_model="numpy")
@@ -893,4 +1018,5 @@ else:
     round_outline = round_outline_numpy
     place_discs = place_discs_numpy
     bar_end = bar_end_numpy
+    necks = necks_numpy
     cloth_scores = cloth_scores_numpy

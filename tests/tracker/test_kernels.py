@@ -313,3 +313,76 @@ def test_cloth_scores_match_the_numpy_reference_exactly(seed):
         b, g, r = c.astype(int)
         assert want[(b * 64 + g) * 64 + r] < _FG_LEVEL // 2
         assert want.max() == 255
+
+
+def _balls_blob(shape, r, centres):
+    """(H, W) float32 soft membership of balls of radius ``r`` at ``centres`` (x, y)."""
+    h, w = shape
+    yy, xx = np.ogrid[:h, :w]
+    out = np.zeros(shape, bool)
+    for cx, cy in centres:
+        out |= np.hypot(yy - cy, xx - cx) <= r
+    return out.astype(np.float32) * np.float32(0.9)
+
+
+def test_necks_tell_a_bar_from_touching_balls():
+    """Discs two radii apart along a bar a ball wide are a bar's (its neck keeps its width);
+    on two touching balls they are not (the balls narrow to a point between them); a disc
+    judged an end already says nothing of its neighbour."""
+    r, neck = 6.0, 0.85
+    bar = _bar_blob((40, 120), r, 2 * r, 110.0)
+    p = np.array([[30.0, 20.0], [30.0 + 2 * r, 20.0], [30.0 + 4 * r, 20.0]])
+    assert kernels.necks(bar, p, np.zeros(3, bool), r, neck).all()
+    assert list(kernels.necks(bar, p, np.array([False, True, False]), r, neck)) == [False] * 3
+    balls = _balls_blob((40, 80), r, [(30.0, 20.0), (30.0 + 2 * r, 20.0)])
+    assert not kernels.necks(balls, p[:2], np.zeros(2, bool), r, neck).any()
+    far = np.array([[20.0, 20.0], [20.0 + 3 * r, 20.0]])  # too far apart to be judged
+    assert not kernels.necks(bar, far, np.zeros(2, bool), r, neck).any()
+
+
+def test_necks_match_the_numpy_reference_exactly():
+    """Random bars and balls, holes, soft edges and discs on and beside them, some judged
+    ends already: the same answer every time, both ways."""
+    rng = np.random.default_rng(7)
+    answers = []
+    for trial in range(300):
+        r = float(rng.uniform(3, 12))
+        h, w = int(rng.integers(int(5 * r), 100)), int(rng.integers(int(8 * r), 160))
+        if trial % 2:
+            blob = _bar_blob((h, w), r, r * rng.uniform(1.2, 4), rng.uniform(4 * r, w))
+        else:
+            blob = _balls_blob((h, w), r, rng.uniform(0, [w, h], (int(rng.integers(2, 6)), 2)))
+        blob *= rng.uniform(0.3, 1.2, (h, w)).astype(np.float32)  # soft, some over a half
+        on = np.argwhere(blob > 0.3)
+        n = int(rng.integers(2, 7))
+        p = (on[rng.integers(len(on), size=n)][:, ::-1] + rng.uniform(-1, 1, (n, 2))
+             if len(on) else rng.uniform(0, [w, h], (n, 2)))
+        end = rng.uniform(size=n) < 0.15
+        got = kernels.necks(blob, p, end, r, 0.85)
+        np.testing.assert_array_equal(got, kernels.necks_numpy(blob, p, end, r, 0.85))
+        answers.append(got.any())
+    assert 10 < sum(answers) < 290  # both answers are given
+
+
+@compiled_only
+def test_necks_are_made_ready_for_the_types_the_disc_placing_passes(monkeypatch):
+    """``ready_kernels`` compiles the neck test for the very types ``_explain_blob`` passes
+    it: the padded blob (float32), the discs' places (float64 pairs less whole pixels), which
+    are ends (bool), their radius and the neck's share (floats)."""
+    from tracker import detect
+
+    seen = set()
+    kernel = kernels._necks_kernel
+
+    def call(*a):
+        seen.add(tuple(numba.typeof(x) for x in a))
+        return kernel(*a)
+
+    monkeypatch.setattr(kernels, "_necks_kernel", call)
+    detect.ready_kernels.__wrapped__()
+    warmed, seen = seen, set()
+    pts = [(7.25, 3.5), (12.0, 4.75)]
+    kernels.necks(detect._padded(np.ones((4, 5), np.float32), 3),
+                  np.array(pts) - [3 - 3, 2 - 3], np.array([False, True], bool),
+                  float(np.float32(4.5)) * 1.0, detect._NECK)
+    assert seen == warmed and len(seen) == 1
