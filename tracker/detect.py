@@ -1907,27 +1907,74 @@ def _highlights(frame: np.ndarray, centres: np.ndarray, radii: np.ndarray) -> np
     (N,): within 1.6 radii of each, spots much lighter than what is around them (a top-hat of
     lightness over ``_GLINT_RISE``, itself over ``_GLINT_LIGHT``), the bars of one lamp's
     reflection joined across half a radius, at least ``_GLINT_AREA`` radii squared and no
-    wider than 1.2 radii nor taller than one (not a painted line)."""
+    wider than 1.2 radii nor taller than one (not a painted line). A spot within 0.3 radii of
+    one found on an earlier ball's window is that one.
+
+    Each ball's window is searched as if alone (nothing beyond it is seen, and its spots come
+    in the order OpenCV labels them in it), all of them side by side in one picture: an even
+    number of pixels apart (the labelling goes by 2 x 2 blocks) and far enough apart that no
+    filter reaches from one into the next, each filter leaving out what is beyond a window as
+    OpenCV's does beyond a picture's edge (the most lightness erodes nothing, none dilates
+    nothing). The windows of one size of filter lie together, each group filtered at once."""
     h, w = frame.shape[:2]
-    out: list[np.ndarray] = []
+    wins = []  # (x0, y0, x1, y1, radius, the top-hat's ellipse, the joining bar)
     for (x, y), r in zip(centres, radii):
         m = int(np.ceil(1.6 * r))
         x0, y0 = max(int(x) - m, 0), max(int(y) - m, 0)
         x1, y1 = min(int(x) + m + 1, w), min(int(y) + m + 1, h)
-        if x1 - x0 < 3 or y1 - y0 < 3:
-            continue
-        light = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2LAB)[..., 0]
-        k = max(3, int(round(0.9 * r)) | 1)
-        top = cv2.morphologyEx(light, cv2.MORPH_TOPHAT,
-                               cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-        spot = ((top > _GLINT_RISE) & (light > _GLINT_LIGHT)).astype(np.uint8)
-        spot = cv2.dilate(spot, np.ones((1, max(3, int(0.5 * r))), np.uint8))
-        n, _, stats, cent = cv2.connectedComponentsWithStats(spot)
-        big = ((stats[1:, cv2.CC_STAT_AREA] >= _GLINT_AREA * r * r)
-               & (stats[1:, cv2.CC_STAT_WIDTH] <= 1.2 * r) & (stats[1:, cv2.CC_STAT_HEIGHT] <= r))
-        for q in cent[1:][big] + [x0, y0]:
-            if all(np.hypot(*(q - o)) >= 0.3 * r for o in out):
-                out.append(q)
+        if x1 - x0 >= 3 and y1 - y0 >= 3:
+            wins.append((x0, y0, x1, y1, float(r), max(3, int(round(0.9 * r)) | 1),
+                         max(3, int(0.5 * r))))
+    if not wins:
+        return np.zeros((0, 2))
+    order = sorted(range(len(wins)), key=lambda i: wins[i][5:])  # by filter size, stable
+    gap = max(max(k // 2 + 1, bar) for *_, k, bar in wins) + 1
+    offs = np.zeros(len(wins), int)
+    groups: dict[tuple[int, int], list[int]] = {}
+    x = 0
+    for i in order:
+        x0, _, x1, _, _, k, bar = wins[i]
+        group = groups.setdefault((k, bar), [x, x])
+        offs[i] = x
+        x += x1 - x0 + gap
+        x += x % 2
+        group[1] = x
+    canvas = np.zeros((max(y1 - y0 for _, y0, _, y1, *_ in wins), x, 3), np.uint8)
+    inside = np.zeros(canvas.shape[:2], bool)
+    for (x0, y0, x1, y1, *_), o in zip(wins, offs):
+        canvas[:y1 - y0, o:o + x1 - x0] = frame[y0:y1, x0:x1]
+        inside[:y1 - y0, o:o + x1 - x0] = True
+    light = cv2.extractChannel(cv2.cvtColor(canvas, cv2.COLOR_BGR2LAB), 0)
+    spot = np.zeros(canvas.shape[:2], np.uint8)
+    for (k, bar), (g0, g1) in groups.items():
+        lit, on = light[:, g0:g1], inside[:, g0:g1]
+        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        eroded = cv2.erode(np.where(on, lit, np.uint8(255)), disc)
+        eroded[~on] = 0
+        top = cv2.subtract(lit, cv2.dilate(eroded, disc))
+        found = ((top > _GLINT_RISE) & (lit > _GLINT_LIGHT) & on).astype(np.uint8)
+        spot[:, g0:g1] = cv2.dilate(found, np.ones((1, bar), np.uint8))
+    spot[~inside] = 0
+    _, _, stats, cent = cv2.connectedComponentsWithStats(spot)
+    stats, cent = stats[1:], cent[1:]
+    # each spot's window, by where the windows start along the picture
+    by_x = np.argsort(offs)
+    owner = by_x[np.searchsorted(offs[by_x], stats[:, cv2.CC_STAT_LEFT], side="right") - 1]
+    r = np.array([win[4] for win in wins])[owner]
+    big = ((stats[:, cv2.CC_STAT_AREA] >= _GLINT_AREA * r * r)
+           & (stats[:, cv2.CC_STAT_WIDTH] <= 1.2 * r) & (stats[:, cv2.CC_STAT_HEIGHT] <= r))
+    j = np.flatnonzero(big)
+    j = j[np.argsort(owner[j], kind="stable")]  # window by window, each in its labels' order
+    area = stats[j, cv2.CC_STAT_AREA].astype(np.float64)
+    o = offs[owner[j]]
+    corner = np.array([win[:2] for win in wins], np.float64)[owner[j]]
+    # each window's own centroids (its pixels' summed x, exact, less the window's offset),
+    # then in the frame
+    q = np.c_[(np.rint(cent[j, 0] * area) - o * area) / area, cent[j, 1]] + corner
+    out: list[np.ndarray] = []
+    for p, rr in zip(q, r[j]):
+        if all(np.hypot(*(p - u)) >= 0.3 * rr for u in out):
+            out.append(p)
     return np.array(out, np.float64).reshape(-1, 2)
 
 

@@ -849,6 +849,59 @@ def test_highlights_one_on_each_ball_none_on_the_cloth():
         assert d.min() < 8 and abs(q[1] - (centres[d.argmin(), 1] - 5)) < 2.5
 
 
+def _highlights_one_by_one(frame, centres, radii):
+    """``_highlights`` as it reads, each ball's window filtered and labelled on its own."""
+    from tracker.detect import _GLINT_AREA, _GLINT_LIGHT, _GLINT_RISE
+
+    h, w = frame.shape[:2]
+    out = []
+    for (x, y), r in zip(centres, radii):
+        m = int(np.ceil(1.6 * r))
+        x0, y0 = max(int(x) - m, 0), max(int(y) - m, 0)
+        x1, y1 = min(int(x) + m + 1, w), min(int(y) + m + 1, h)
+        if x1 - x0 < 3 or y1 - y0 < 3:
+            continue
+        light = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2LAB)[..., 0]
+        k = max(3, int(round(0.9 * r)) | 1)
+        top = cv2.morphologyEx(light, cv2.MORPH_TOPHAT,
+                               cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        spot = ((top > _GLINT_RISE) & (light > _GLINT_LIGHT)).astype(np.uint8)
+        spot = cv2.dilate(spot, np.ones((1, max(3, int(0.5 * r))), np.uint8))
+        _, _, stats, cent = cv2.connectedComponentsWithStats(spot)
+        big = ((stats[1:, cv2.CC_STAT_AREA] >= _GLINT_AREA * r * r)
+               & (stats[1:, cv2.CC_STAT_WIDTH] <= 1.2 * r) & (stats[1:, cv2.CC_STAT_HEIGHT] <= r))
+        for q in cent[1:][big] + [x0, y0]:
+            if all(np.hypot(*(q - o)) >= 0.3 * r for o in out):
+                out.append(q)
+    return np.array(out, np.float64).reshape(-1, 2)
+
+
+def test_highlights_searched_together_are_as_each_window_alone():
+    """Random pictures with bright dots and streaks, balls of many sizes (several sizes of
+    filter at once), windows cut by the picture's edges and overlapping: the windows filtered
+    side by side in one picture find the very spots, in the same order, as each alone."""
+    from tracker.detect import _highlights
+
+    rng = np.random.default_rng(0)
+    spots = 0
+    for _ in range(150):
+        image = cv2.GaussianBlur(rng.integers(0, 120, (160, 260, 3)).astype(np.uint8), (5, 5), 2)
+        for _ in range(int(rng.integers(5, 40))):
+            x, y = (int(v) for v in rng.integers(0, (260, 160)))
+            colour = tuple(int(v) for v in rng.integers(180, 256, 3))
+            cv2.circle(image, (x, y), int(rng.integers(1, 4)), colour, -1)
+            if rng.uniform() < 0.5:
+                end = (x + int(rng.integers(-8, 8)), y + int(rng.integers(-5, 5)))
+                cv2.line(image, (x, y), end, (250, 250, 250), 1)
+        n = int(rng.integers(1, 9))
+        centres = rng.uniform(-10, (270, 170), (n, 2))
+        radii = rng.uniform(4, 16, n)
+        want = _highlights_one_by_one(image, centres, radii)
+        np.testing.assert_array_equal(_highlights(image, centres, radii), want)
+        spots += len(want)
+    assert spots > 100
+
+
 def test_a_blobs_spread_is_the_covariance_of_its_pixels():
     """``_blob_cov`` (from the blob's image moments) is numpy's covariance of the (x, y) of its
     pixels over half a member, and None for fewer than ten of them."""
