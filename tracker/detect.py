@@ -447,6 +447,8 @@ def ready_kernels() -> None:
                         _NO_PREFERENCE)
     kernels.bar_end(np.zeros((3, 3), np.float32), 1.0, 1.0, 1.0)
     kernels.necks(np.zeros((3, 3), np.float32), np.zeros((2, 2)), np.zeros(2, bool), 1.0, _NECK)
+    kernels.colour_alike(np.zeros((3, 3, 3), np.float32), np.zeros((3, 3), np.float32), 1.0, 1.0,
+                         1.0, _ALIKE_LAB)
     kernels.box_round(3, 3, 1.0, 1.0, 1.0)
     ClothModel(np.full(3, 1 / 3), 0.01, 300.0).lut()
 
@@ -1435,7 +1437,8 @@ class BallDetector:
                     lab = cv2.cvtColor(cv2.copyMakeBorder(image, pad, pad, pad, pad,
                                                           cv2.BORDER_REPLICATE),
                                        cv2.COLOR_BGR2LAB).astype(np.float32)
-                end[n] = _colour_alike(lab, original, c, r) > _ALIKE_SHARE
+                end[n] = kernels.colour_alike(lab, original, float(c[0]), float(c[1]), r,
+                                              _ALIKE_LAB) > _ALIKE_SHARE
             if image is not None and not all(end):
                 end = [e or self._skin_at(image, x - bx, y - by, r)
                        for (x, y), e in zip(pts, end)]
@@ -1850,32 +1853,6 @@ def _body_lab(win: np.ndarray, inner: np.ndarray) -> np.ndarray:
     out = (lab * sel[..., None]).sum(1) / np.maximum(cnt, 1)[:, None]
     out[cnt == 0] = np.nan
     return out.astype(np.float64)
-
-
-def _colour_alike(lab: np.ndarray, blob: np.ndarray, p: np.ndarray, r: float) -> float:
-    """The share of the blob's pixels around a disc of radius ``r`` at ``p`` (x, y), 1.3 to
-    2.5 radii from its centre, whose colour is within ``_ALIKE_LAB`` of the median colour of the
-    disc's middle (within 0.6 radii) and which are joined to that middle by pixels of that
-    colour (of the disc or the blob, within 2.5 radii): ``blob`` soft membership, ``lab`` its
-    image, both work px; 1 when there are too few pixels to tell."""
-    x0, y0, x1, y1 = kernels.box_round(*blob.shape, p[0], p[1], 2.5 * r)
-    dist = np.hypot((np.arange(x0, x1) - p[0])[None], (np.arange(y0, y1) - p[1])[:, None])
-    win, on = lab[y0:y1, x0:x1], blob[y0:y1, x0:x1] > 0.5
-    middle = dist <= 0.6 * r
-    around = on & (dist > 1.3 * r) & (dist <= 2.5 * r)
-    n_around = int(np.count_nonzero(around))
-    if np.count_nonzero(middle) < 5 or n_around < 5:
-        return 1.0
-    alike = np.linalg.norm(win - median_rows(win[middle]), axis=2) < _ALIKE_LAB
-    alike &= (on | (dist <= r)) & (dist <= 2.5 * r)
-    # a knuckle's colour runs on from it into the hand; the like colour of something beyond
-    # another (the shadow under the cue by a ball) is not the disc's
-    _, part = cv2.connectedComponents(alike.astype(np.uint8), connectivity=8)
-    mine = np.zeros(int(part.max()) + 1, bool)
-    mine[part[alike & middle]] = True
-    mine[0] = False
-    joined = mine[part]
-    return float(np.count_nonzero(joined & around)) / n_around
 
 
 def median_rows(x: np.ndarray) -> np.ndarray:

@@ -982,6 +982,107 @@ def _necks_compiled(blob, p, end, r, neck):
     return _necks_kernel(blob, p, end, r, neck, s, steps)
 
 
+def colour_alike_numpy(lab, blob, px, py, r, alike_lab):
+    """The share of the blob's pixels around a disc of radius ``r`` at (``px``, ``py``), 1.3 to
+    2.5 radii from its centre, whose colour is within ``alike_lab`` of the median colour of the
+    disc's middle (within 0.6 radii) and which are joined to that middle by pixels of that
+    colour (of the disc or the blob, within 2.5 radii): ``blob`` (h, w) float32 soft
+    membership, ``lab`` (h, w, 3) float32 its image's Lab, both work px; 1 when there are too
+    few pixels to tell."""
+    import cv2  # the reference only: the compiled one follows the pixels joined itself
+
+    x0, y0, x1, y1 = box_round(*blob.shape, px, py, 2.5 * r)
+    dist = np.hypot((np.arange(x0, x1) - px)[None], (np.arange(y0, y1) - py)[:, None])
+    win, on = lab[y0:y1, x0:x1], blob[y0:y1, x0:x1] > 0.5
+    middle = dist <= 0.6 * r
+    around = on & (dist > 1.3 * r) & (dist <= 2.5 * r)
+    n_around = int(np.count_nonzero(around))
+    if np.count_nonzero(middle) < 5 or n_around < 5:
+        return 1.0
+    s = np.sort(win[middle], axis=0)
+    m = len(s) // 2
+    median = s[m] if len(s) % 2 else (s[m - 1] + s[m]) / 2
+    alike = np.linalg.norm(win - median, axis=2) < alike_lab
+    alike &= (on | (dist <= r)) & (dist <= 2.5 * r)
+    # a knuckle's colour runs on from it into the hand; the like colour of something beyond
+    # another (the shadow under the cue by a ball) is not the disc's
+    _, part = cv2.connectedComponents(alike.astype(np.uint8), connectivity=8)
+    mine = np.zeros(int(part.max()) + 1, bool)
+    mine[part[alike & middle]] = True
+    mine[0] = False
+    joined = mine[part]
+    return float(np.count_nonzero(joined & around)) / n_around
+
+
+def _colour_alike_loops(lab, blob, px, py, r, alike_lab):
+    """``colour_alike_numpy``, a pixel at a time (for numba to compile): the pixels joined to
+    the middle found by filling out from it, each step in numpy's float32."""
+    x0, y0, x1, y1 = box_round(blob.shape[0], blob.shape[1], px, py, 2.5 * r)
+    h, w = y1 - y0, x1 - x0
+    dist = np.empty((h, w))
+    n_middle, n_around = 0, 0
+    for y in range(h):
+        for x in range(w):
+            d = np.hypot(x + x0 - px, y + y0 - py)
+            dist[y, x] = d
+            if d <= 0.6 * r:
+                n_middle += 1
+            elif blob[y + y0, x + x0] > 0.5 and 1.3 * r < d <= 2.5 * r:
+                n_around += 1
+    if n_middle < 5 or n_around < 5:
+        return 1.0
+    values = np.empty((3, n_middle), np.float32)
+    k = 0
+    for y in range(h):
+        for x in range(w):
+            if dist[y, x] <= 0.6 * r:
+                for c in range(3):
+                    values[c, k] = lab[y + y0, x + x0, c]
+                k += 1
+    median = np.empty(3, np.float32)
+    m = n_middle // 2
+    for c in range(3):
+        v = np.sort(values[c])
+        median[c] = v[m] if n_middle % 2 else np.float32(np.float32(v[m - 1] + v[m]) / 2)
+    limit = np.float32(alike_lab)
+    alike = np.zeros((h, w), np.bool_)
+    stack = np.empty(h * w, np.int64)
+    top = 0
+    for y in range(h):
+        for x in range(w):
+            d = dist[y, x]
+            if d > 2.5 * r or not (blob[y + y0, x + x0] > 0.5 or d <= r):
+                continue
+            total = np.float32(0.0)
+            for c in range(3):
+                e = np.float32(lab[y + y0, x + x0, c] - median[c])
+                total = np.float32(total + np.float32(e * e))
+            alike[y, x] = np.sqrt(total) < limit
+    joined = np.zeros((h, w), np.bool_)
+    for y in range(h):
+        for x in range(w):
+            if alike[y, x] and dist[y, x] <= 0.6 * r:
+                joined[y, x] = True
+                stack[top] = y * w + x
+                top += 1
+    while top:
+        top -= 1
+        y, x = stack[top] // w, stack[top] % w
+        for yy in range(max(y - 1, 0), min(y + 2, h)):
+            for xx in range(max(x - 1, 0), min(x + 2, w)):
+                if alike[yy, xx] and not joined[yy, xx]:
+                    joined[yy, xx] = True
+                    stack[top] = yy * w + xx
+                    top += 1
+    count = 0
+    for y in range(h):
+        for x in range(w):
+            d = dist[y, x]
+            if joined[y, x] and blob[y + y0, x + x0] > 0.5 and 1.3 * r < d <= 2.5 * r:
+                count += 1
+    return count / n_around
+
+
 def _compiled(func, **options):
     """``func`` compiled by numba (on its first call, with numba's ``options``), the compiled
     code kept on disk where there is somewhere to keep it."""
@@ -1009,6 +1110,7 @@ if COMPILED:
     _side_mean = _compiled(_side_mean)
     _necks_kernel = _compiled(_necks_loops)
     necks = _necks_compiled
+    colour_alike = _compiled(_colour_alike_loops)
     # no division is by zero (a sum of levels and a small constant): numpy's model of errors
     # lets the loop run on vectors
     cloth_scores = _compiled(_cloth_scores_loops, error_model="numpy")
@@ -1019,4 +1121,5 @@ else:
     place_discs = place_discs_numpy
     bar_end = bar_end_numpy
     necks = necks_numpy
+    colour_alike = colour_alike_numpy
     cloth_scores = cloth_scores_numpy

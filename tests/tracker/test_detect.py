@@ -366,7 +366,8 @@ def test_the_colour_of_a_ball_beyond_the_cue_by_it_is_not_the_balls_own():
     cue, the shadow under it as dark as the ball: that shadow is not the ball's colour running
     on (a knuckle's into its hand), so little of the blob around the disc is alike; a disc in
     a hand of its own colour is still all alike."""
-    from tracker.detect import _ALIKE_SHARE, _colour_alike
+    from tracker import kernels
+    from tracker.detect import _ALIKE_LAB, _ALIKE_SHARE
 
     r, p = 8.0, np.array([30.0, 24.0])
     yy, xx = np.mgrid[0:60, 0:60]
@@ -378,9 +379,10 @@ def test_the_colour_of_a_ball_beyond_the_cue_by_it_is_not_the_balls_own():
     lab[yy - p[1] >= r + 5] = brown
     lab[dist <= r] = brown
     blob = ((dist <= r) | (yy - p[1] > r)).astype(np.float32)
-    assert _colour_alike(lab, blob, p, r) <= _ALIKE_SHARE
-    hand = np.full((60, 60, 3), skin, np.float32)
-    assert _colour_alike(hand, np.ones((60, 60), np.float32), p, r) == 1.0
+    for alike in (kernels.colour_alike, kernels.colour_alike_numpy):
+        assert alike(lab, blob, *p, r, _ALIKE_LAB) <= _ALIKE_SHARE
+        hand = np.full((60, 60, 3), skin, np.float32)
+        assert alike(hand, np.ones((60, 60), np.float32), *p, r, _ALIKE_LAB) == 1.0
 
 
 @pytest.mark.parametrize("gap", [1.0, 3.0, 5.0])

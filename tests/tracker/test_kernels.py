@@ -4,6 +4,7 @@ a white touching the pink, and windows cut by the frame's four edges."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -385,4 +386,52 @@ def test_necks_are_made_ready_for_the_types_the_disc_placing_passes(monkeypatch)
     kernels.necks(detect._padded(np.ones((4, 5), np.float32), 3),
                   np.array(pts) - [3 - 3, 2 - 3], np.array([False, True], bool),
                   float(np.float32(4.5)) * 1.0, detect._NECK)
+    assert seen == warmed and len(seen) == 1
+
+
+def test_colour_alike_matches_the_numpy_reference_exactly():
+    """Random pictures of patches of a few colours with noise, random blobs over them and
+    discs anywhere (by the edges too, and where too few pixels tell): the same share every
+    time, both ways."""
+    rng = np.random.default_rng(3)
+    shares = []
+    for trial in range(300):
+        h, w = (int(v) for v in rng.integers(12, 80, 2))
+        colours = rng.uniform(0, 255, (4, 3)).astype(np.float32)
+        cells = rng.integers(0, 4, (h // 6 + 1, w // 6 + 1))
+        lab = colours[np.kron(cells, np.ones((6, 6), int))[:h, :w]]
+        lab += rng.normal(0, 6, lab.shape).astype(np.float32)
+        blob = (rng.uniform(size=(h, w)) < rng.uniform(0.3, 1.0)).astype(np.float32)
+        blob *= rng.uniform(0.4, 1.0, (h, w)).astype(np.float32)
+        r = float(rng.uniform(2.5, 10))
+        px, py = (float(v) for v in rng.uniform(-3, (w + 3, h + 3)))
+        got = kernels.colour_alike(lab, blob, px, py, r, 25.0)
+        assert got == kernels.colour_alike_numpy(lab, blob, px, py, r, 25.0), trial
+        shares.append(got)
+    shares = np.array(shares)
+    assert ((shares > 0) & (shares < 1)).sum() > 50 and (shares == 1).sum() > 10
+
+
+@compiled_only
+def test_colour_alike_is_made_ready_for_the_types_the_disc_placing_passes(monkeypatch):
+    """``ready_kernels`` compiles the colour test for the very types ``_explain_blob`` passes
+    it: the box's Lab as float32, the padded blob, a disc's place and radius (floats)."""
+    from tracker import detect
+
+    seen = set()
+    kernel = kernels.colour_alike
+
+    def call(*a):
+        seen.add(tuple(numba.typeof(x) for x in a))
+        return kernel(*a)
+
+    monkeypatch.setattr(kernels, "colour_alike", call)
+    detect.ready_kernels.__wrapped__()
+    warmed, seen = seen, set()
+    image = np.zeros((4, 5, 3), np.uint8)
+    lab = cv2.cvtColor(cv2.copyMakeBorder(image, 3, 3, 3, 3, cv2.BORDER_REPLICATE),
+                       cv2.COLOR_BGR2LAB).astype(np.float32)
+    c = np.array([7.25, 3.5]) - [3 - 3, 2 - 3]
+    kernels.colour_alike(lab, detect._padded(np.ones((4, 5), np.float32), 3), float(c[0]),
+                         float(c[1]), float(np.float32(4.5)) * 1.0, detect._ALIKE_LAB)
     assert seen == warmed and len(seen) == 1
