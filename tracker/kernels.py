@@ -647,8 +647,33 @@ def _disc_row(half_w, k, cy, cx, h, w):
     return y, max(cx - hw, 0), min(cx + hw + 1, w)
 
 
+def _row_bests(raw, apart, resp, prefer, use_prefer, full_sum, y, best, at, top, top_at):
+    """Row ``y`` of the responses ``resp`` (``raw`` where ``apart``, else 0) made again, with
+    the row's first largest response (``best``, its column ``at``) and, with a preference,
+    its first largest preferred one among those that reach ``full_sum`` (``top``,
+    ``top_at``; 0 for the others)."""
+    w = raw.shape[1]
+    b, j = np.int64(-1), 0
+    for x in range(w):
+        v = raw[y, x] if apart[y, x] else 0
+        resp[y, x] = v
+        if v > b:
+            b, j = v, x
+    best[y], at[y] = b, j
+    if use_prefer:
+        t, k = -1.0, 0
+        for x in range(w):
+            v = resp[y, x] * prefer[y, x] if resp[y, x] >= full_sum else 0.0
+            if v > t:
+                t, k = v, x
+        top[y], top_at[y] = t, k
+
+
 def _place_discs_loops(weight, half_w, near_w, max_discs, min_sum, full_sum, prefer):
-    """``place_discs_numpy``, a pixel at a time (for numba to compile)."""
+    """``place_discs_numpy``, a pixel at a time (for numba to compile). Each row keeps its
+    first largest response (and preferred response): a disc placed changes only the rows
+    within its reach, and the first largest over the rows, taken in order, is the first in
+    the whole blob, as numpy's ``argmax`` finds it."""
     h, w = weight.shape
     half = half_w.shape[0] // 2
     resid = np.empty((h, w), np.int64)
@@ -664,23 +689,25 @@ def _place_discs_loops(weight, half_w, near_w, max_discs, min_sum, full_sum, pre
     use_prefer = prefer.size > 0
     apart = np.ones((h, w), np.bool_)
     resp = np.zeros((h, w), np.int64)
+    best = np.empty(h, np.int64)
+    at = np.empty(h, np.int64)
+    top = np.empty(h, np.float64)
+    top_at = np.empty(h, np.int64)
+    for y in range(h):
+        _row_bests(raw, apart, resp, prefer, use_prefer, full_sum, y, best, at, top, top_at)
+    reach = max(2 * half, near_w.shape[0] // 2)
     out = np.empty((max_discs, 2), np.float64)
     n = 0
     for _ in range(max_discs):
-        best, j = np.int64(-1), 0
+        b, j = np.int64(-1), 0
         for y in range(h):
-            for x in range(w):
-                v = raw[y, x] if apart[y, x] else 0
-                resp[y, x] = v
-                if v > best:
-                    best, j = v, y * w + x
-        if use_prefer and best >= full_sum:
-            top, j = -1.0, 0
+            if best[y] > b:
+                b, j = best[y], y * w + at[y]
+        if use_prefer and b >= full_sum:
+            t, j = -1.0, 0
             for y in range(h):
-                for x in range(w):
-                    v = resp[y, x] * prefer[y, x] if resp[y, x] >= full_sum else 0.0
-                    if v > top:
-                        top, j = v, y * w + x
+                if top[y] > t:
+                    t, j = top[y], y * w + top_at[y]
         py, px = j // w, j % w
         if resp[py, px] < min_sum:
             break
@@ -704,6 +731,9 @@ def _place_discs_loops(weight, half_w, near_w, max_discs, min_sum, full_sum, pre
         _disc_sums_into(raw, ends, half_w, max(py - 2 * half, 0),
                         min(py + 2 * half + 1, h), max(px - 2 * half, 0),
                         min(px + 2 * half + 1, w))
+        for y in range(max(py - reach, 0), min(py + reach + 1, h)):
+            _row_bests(raw, apart, resp, prefer, use_prefer, full_sum, y, best, at, top,
+                       top_at)
     return out[:n].copy()
 
 
@@ -1103,6 +1133,7 @@ if COMPILED:
     _parabola_peak = _compiled(_parabola_peak)
     _disc_sums_into = _compiled(_disc_sums_into)
     _disc_row = _compiled(_disc_row)
+    _row_bests = _compiled(_row_bests)
     place_discs = _compiled(_place_discs_loops)
     box_round = _compiled(box_round)
     bar_end = _compiled(_bar_end_loops)
