@@ -449,6 +449,7 @@ def ready_kernels() -> None:
     kernels.necks(np.zeros((3, 3), np.float32), np.zeros((2, 2)), np.zeros(2, bool), 1.0, _NECK)
     kernels.colour_alike(np.zeros((3, 3, 3), np.float32), np.zeros((3, 3), np.float32), 1.0, 1.0,
                          1.0, _ALIKE_LAB)
+    kernels.free_arc(np.zeros((3, 3), np.float32), 1.0, 1.0, 1.0)
     kernels.box_round(3, 3, 1.0, 1.0, 1.0)
     ClothModel(np.full(3, 1 / 3), 0.01, 300.0).lut()
 
@@ -1428,7 +1429,7 @@ class BallDetector:
             lab = None
             for n, (x, y) in enumerate(pts):
                 c = np.array([x - bx + pad, y - by + pad])
-                if end[n] or _free_arc(original, c, r) >= 180:
+                if end[n] or kernels.free_arc(original, float(c[0]), float(c[1]), r) >= 180:
                     continue
                 if image is None:
                     end[n] = True
@@ -1953,35 +1954,6 @@ def _highlights(frame: np.ndarray, centres: np.ndarray, radii: np.ndarray) -> np
         if all(np.hypot(*(p - u)) >= 0.3 * rr for u in out):
             out.append(p)
     return np.array(out, np.float64).reshape(-1, 2)
-
-
-def _blob_at(blob: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """``blob`` at the nearest pixels of points ``q`` (M, 2) (x, y), 0 outside it."""
-    h, w = blob.shape
-    q = np.rint(q).astype(int)
-    inside = (q[:, 0] >= 0) & (q[:, 0] < w) & (q[:, 1] >= 0) & (q[:, 1] < h)
-    out = np.zeros(len(q), blob.dtype)
-    out[inside] = blob[q[inside, 1], q[inside, 0]]
-    return out
-
-
-# unit vectors every 10 degrees round a circle, (36, 2) (cos, sin)
-_ARC_10 = np.c_[np.cos(np.deg2rad(np.arange(0, 360, 10))),
-                np.sin(np.deg2rad(np.arange(0, 360, 10)))]
-_ARC_10.setflags(write=False)
-
-
-def _free_arc(blob: np.ndarray, p: np.ndarray, r: float) -> float:
-    """Degrees of the longest arc of the ring just outside a disc of radius ``r`` at ``p``
-    (x, y) in ``blob`` (soft membership) that is empty: at least half of it for a ball against
-    an arm or a body, much less for a disc inside something bigger and round (a hand)."""
-    empty = _blob_at(blob, p + 1.35 * r * _ARC_10) <= 0.5
-    if empty.all():
-        return 360.0
-    # the longest run between two full points, round the circle once more
-    full = np.flatnonzero(~np.concatenate([empty, empty]))
-    longest = int(np.diff(np.concatenate([[-1], full, [2 * len(empty)]])).max()) - 1
-    return 10.0 * min(longest, len(empty))
 
 
 def _blob_cov(blob: np.ndarray) -> np.ndarray | None:

@@ -1113,6 +1113,59 @@ def _colour_alike_loops(lab, blob, px, py, r, alike_lab):
     return count / n_around
 
 
+# unit vectors every 10 degrees round a circle, (36, 2) (cos, sin)
+ARC_10 = np.c_[np.cos(np.deg2rad(np.arange(0, 360, 10))),
+               np.sin(np.deg2rad(np.arange(0, 360, 10)))]
+ARC_10.setflags(write=False)
+
+
+def free_arc_numpy(blob, px, py, r):
+    """Degrees of the longest arc of the ring just outside a disc of radius ``r`` at (``px``,
+    ``py``) in ``blob`` (h, w) float32 (soft membership) that is empty, read at the nearest
+    pixels every 10 degrees at 1.35 radii (nothing off the blob): at least half of it for a
+    ball against an arm or a body, much less for a disc inside something bigger and round (a
+    hand)."""
+    h, w = blob.shape
+    q = np.rint(np.array([px, py]) + 1.35 * r * ARC_10).astype(int)
+    inside = (q[:, 0] >= 0) & (q[:, 0] < w) & (q[:, 1] >= 0) & (q[:, 1] < h)
+    at = np.zeros(len(q), blob.dtype)
+    at[inside] = blob[q[inside, 1], q[inside, 0]]
+    empty = at <= 0.5
+    if empty.all():
+        return 360.0
+    # the longest run between two full points, round the circle once more
+    full = np.flatnonzero(~np.concatenate([empty, empty]))
+    longest = int(np.diff(np.concatenate([[-1], full, [2 * len(empty)]])).max()) - 1
+    return 10.0 * min(longest, len(empty))
+
+
+def _free_arc_loops(blob, px, py, r, arc):
+    """``free_arc_numpy`` with the directions ``arc`` (for numba to compile)."""
+    h, w = blob.shape
+    n = arc.shape[0]
+    empty = np.empty(n, np.bool_)
+    any_full = False
+    for k in range(n):
+        qx = int(np.rint(px + 1.35 * r * arc[k, 0]))
+        qy = int(np.rint(py + 1.35 * r * arc[k, 1]))
+        empty[k] = not (0 <= qx < w and 0 <= qy < h and blob[qy, qx] > 0.5)
+        any_full |= not empty[k]
+    if not any_full:
+        return 360.0
+    longest, last = 0, -1
+    for k in range(2 * n):
+        if not empty[k % n]:
+            longest = max(longest, k - last - 1)
+            last = k
+    longest = max(longest, 2 * n - last - 1)
+    return 10.0 * min(longest, n)
+
+
+def _free_arc_compiled(blob, px, py, r):
+    """``free_arc_numpy`` compiled."""
+    return _free_arc_kernel(blob, px, py, r, ARC_10)
+
+
 def _compiled(func, **options):
     """``func`` compiled by numba (on its first call, with numba's ``options``), the compiled
     code kept on disk where there is somewhere to keep it."""
@@ -1142,6 +1195,8 @@ if COMPILED:
     _necks_kernel = _compiled(_necks_loops)
     necks = _necks_compiled
     colour_alike = _compiled(_colour_alike_loops)
+    _free_arc_kernel = _compiled(_free_arc_loops)
+    free_arc = _free_arc_compiled
     # no division is by zero (a sum of levels and a small constant): numpy's model of errors
     # lets the loop run on vectors
     cloth_scores = _compiled(_cloth_scores_loops, error_model="numpy")
@@ -1153,4 +1208,5 @@ else:
     bar_end = bar_end_numpy
     necks = necks_numpy
     colour_alike = colour_alike_numpy
+    free_arc = free_arc_numpy
     cloth_scores = cloth_scores_numpy

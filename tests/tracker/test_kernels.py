@@ -435,3 +435,26 @@ def test_colour_alike_is_made_ready_for_the_types_the_disc_placing_passes(monkey
     kernels.colour_alike(lab, detect._padded(np.ones((4, 5), np.float32), 3), float(c[0]),
                          float(c[1]), float(np.float32(4.5)) * 1.0, detect._ALIKE_LAB)
     assert seen == warmed and len(seen) == 1
+
+
+def test_free_arc_matches_the_numpy_reference_exactly():
+    """Random blobs and discs anywhere (off the blob's edges too, and all empty round): the
+    same arc every time, both ways; an arm along one side leaves half the ring free, a hand
+    all round none."""
+    rng = np.random.default_rng(9)
+    arcs = []
+    for trial in range(400):
+        h, w = (int(v) for v in rng.integers(8, 70, 2))
+        blob = (rng.uniform(size=(h, w)) < rng.uniform(0, 1)).astype(np.float32)
+        blob *= rng.uniform(0.3, 1.0, (h, w)).astype(np.float32)
+        r = float(rng.uniform(2, 12))
+        px, py = (float(v) for v in rng.uniform(-5, (w + 5, h + 5)))
+        got = kernels.free_arc(blob, px, py, r)
+        assert got == kernels.free_arc_numpy(blob, px, py, r), trial
+        arcs.append(got)
+    assert len(set(arcs)) > 10
+    r = 6.0
+    arm = np.zeros((60, 60), np.float32)
+    arm[:, :30] = 0.9
+    assert kernels.free_arc(arm, 30.0, 30.0, r) == 190.0  # -90 to 90 degrees are off the arm
+    assert kernels.free_arc(np.full((60, 60), 0.9, np.float32), 30.0, 30.0, r) == 0.0
