@@ -249,6 +249,7 @@ _SOFT = _readonly(np.clip((np.arange(256, dtype=np.float32) - _FG_LEVEL * 0.5) /
 # _SOFT's values are whole multiples of one over this (0 to 1 in steps of 1 / 96)
 _SOFT_STEPS = int(_FG_LEVEL * 1.5)
 _NO_PREFERENCE = np.zeros((0, 0))  # the type of a preference given, with none in it
+_NO_SCORES = np.zeros(0, np.uint8)  # the type of a score table given, with none in it
 
 # brightness (B + G + R) of a lamp's highlight on a ball: this many times the cloth's, or near
 # white on a bright cloth
@@ -450,6 +451,10 @@ def ready_kernels() -> None:
     kernels.colour_alike(np.zeros((3, 3, 3), np.float32), np.zeros((3, 3), np.float32), 1.0, 1.0,
                          1.0, _ALIKE_LAB)
     kernels.free_arc(np.zeros((3, 3), np.float32), 1.0, 1.0, 1.0)
+    # the work image and gain whole (contiguous) and a box of them (not)
+    small, gain = np.zeros((3, 3, 3), np.uint8), np.ones((3, 3, 1), np.float32)
+    for box in (np.s_[:, :], np.s_[:, 1:]):
+        kernels.flat_scores(small[box], gain[box][..., 0], _NO_SCORES)
     kernels.box_round(3, 3, 1.0, 1.0, 1.0)
     ClothModel(np.full(3, 1 / 3), 0.01, 300.0).lut()
 
@@ -840,8 +845,8 @@ class BallDetector:
 
     def _learn_cloth(self, small: np.ndarray, prep: _Frame, rate: float) -> tuple:
         """The cloth model learnt (first frame) or adapted (later frames, a share ``rate`` of it
-        replaced) from the work image: (gain (h, w, 1), the gain's three channels, model,
-        lookup table, ``score_table``), for ``_use_cloth``. Changes nothing, so it may run on
+        replaced) from the work image: (gain (h, w, 1), model, lookup table, ``score_table``),
+        for ``_use_cloth``. Changes nothing, so it may run on
         another thread while the frame is looked at with the model so far.
 
         The cloth's colour varies across the table (lamps, vignetting, camera white balance):
@@ -852,13 +857,12 @@ class BallDetector:
             rough = ClothModel.learn(small[::2, ::2][mask[::2, ::2]])
             cloth = (rough.lut()[lut_index(small)] < _FG_LEVEL // 2) & mask
         else:  # the cloth as the model so far sees it
-            flat = _apply_gain(small, prep.grid["gain3"])
-            cloth = (scores(self._table, flat) < _FG_LEVEL // 2) & mask
+            _, score = kernels.flat_scores(small, prep.grid["gain"][..., 0], self._table)
+            cloth = (score < _FG_LEVEL // 2) & mask
         gain = _flat_gain(small, cloth, prep.grid["factor"])
         if self._cloth is not None:
             gain = prep.grid["gain"] + rate * (gain - prep.grid["gain"])
-        gain3 = _three(gain)
-        flat = _apply_gain(small, gain3)
+        flat, _ = kernels.flat_scores(small, gain[..., 0], _NO_SCORES)
         # every third pixel each way is plenty (the model takes ~12000 of them)
         sub = (slice(None, None, 3), slice(None, None, 3))
         model = ClothModel.learn(flat[sub][cloth[sub]] if cloth[sub].sum() > 60
@@ -866,11 +870,11 @@ class BallDetector:
         if self._cloth is not None:
             model = self._cloth.blend(model, rate)
         lut = model.lut()
-        return gain, gain3, model, lut, score_table(lut)
+        return gain, model, lut, score_table(lut)
 
     def _use_cloth(self, learnt: tuple, prep: _Frame) -> None:
         """The cloth model that ``_learn_cloth`` gave from now on."""
-        prep.grid["gain"], prep.grid["gain3"], self._cloth, self._lut, self._table = learnt
+        prep.grid["gain"], self._cloth, self._lut, self._table = learnt
 
     def _relearner(self) -> concurrent.futures.ThreadPoolExecutor:
         """The detector's own thread for relearning the cloth (made on first use)."""
@@ -1177,8 +1181,7 @@ class BallDetector:
         g = prep.grid
         x0, y0, x1, y1 = box
         sub = (slice(y0, y1), slice(x0, x1))
-        flat = _apply_gain(small[sub], g["gain3"][sub])
-        score = scores(self._table, flat)
+        flat, score = kernels.flat_scores(small[sub], g["gain"][y0:y1, x0:x1, 0], self._table)
         fg = cv2.compare(score, _FG_LEVEL, cv2.CMP_GE)
         fg = cv2.bitwise_and(fg, prep.mask[sub])
         # pinholes closed first (a dark ball's highlight ring, compression noise)
@@ -1764,18 +1767,6 @@ def _flat_gain(small: np.ndarray, cloth: np.ndarray, factor: int) -> np.ndarray:
         have |= fill
     gain = np.clip(ref / np.maximum(local, 1.0), 0.5, 2.0).astype(np.float32)
     return cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
-
-
-def _three(gain: np.ndarray) -> np.ndarray:
-    """(h, w, 1) -> (h, w, 3): the one channel three times (as ``np.repeat``, at a tenth of
-    its cost)."""
-    return cv2.merge([gain[..., 0]] * 3)
-
-
-def _apply_gain(bgr: np.ndarray, gain: np.ndarray) -> np.ndarray:
-    """uint8 BGR (h, w, 3) times a float32 gain (h, w, 3), back to uint8 (the refinement's
-    windows are flattened in ``tracker.kernels.window_pixels``)."""
-    return cv2.multiply(bgr, gain, dtype=cv2.CV_8U)
 
 
 def _padded(blob: np.ndarray, pad: int) -> np.ndarray:

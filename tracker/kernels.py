@@ -70,6 +70,44 @@ def window_pixels_numpy(frame, base, half, gain, x0, y0, factor, table, soft):
     return win, score, soft[score] * valid, valid
 
 
+def flat_scores_numpy(bgr, gain, table):
+    """A box of the work image ``bgr`` (h, w, 3) uint8 brought to the cloth's one colour by
+    its ``gain`` (h, w) float32 (each channel times it, rounded half to even and saturated, as
+    OpenCV's ``multiply`` does it in float32), and the not-cloth score of each of its pixels
+    by the detector's ``score_table`` ``table`` (none, zeros, for an empty one): (flat (h, w,
+    3) uint8, score (h, w) uint8)."""
+    import cv2
+
+    from tracker.detect import scores  # the detector imports this module
+
+    flat = cv2.multiply(np.ascontiguousarray(bgr), cv2.merge([np.ascontiguousarray(gain)] * 3),
+                        dtype=cv2.CV_8U)
+    if not table.size:
+        return flat, np.zeros(gain.shape, np.uint8)
+    return flat, scores(table, flat)
+
+
+def _flat_scores_loops(bgr, gain, table):
+    """``flat_scores_numpy``, a pixel at a time (for numba to compile)."""
+    h, w = gain.shape
+    flat = np.empty((h, w, 3), np.uint8)
+    score = np.zeros((h, w), np.uint8)
+    top = np.float32(255.0)
+    scored = table.size > 0
+    for y in range(h):
+        for x in range(w):
+            g = gain[y, x]
+            idx = 0
+            for ch in range(3):
+                v = min(max(np.rint(np.float32(bgr[y, x, ch]) * g), np.float32(0.0)), top)
+                u = np.uint8(v)
+                flat[y, x, ch] = u
+                idx |= (np.int64(u) >> 2) << (8 * ch)
+            if scored:
+                score[y, x] = table[idx]
+    return flat, score
+
+
 def _window_pixels_loops(frame, base, half, gain, x0, y0, factor, table, soft):
     """``window_pixels_numpy``, a pixel at a time (for numba to compile)."""
     h, w = frame.shape[0], frame.shape[1]
@@ -1177,6 +1215,7 @@ def _compiled(func, **options):
 
 if COMPILED:
     window_pixels = _compiled(_window_pixels_loops)
+    flat_scores = _compiled(_flat_scores_loops)
     _squared_distances = _compiled(_squared_distances)
     refine_windows = _compiled(_refine_windows_loops)
     _circle_fit = _compiled(_circle_fit)
@@ -1202,6 +1241,7 @@ if COMPILED:
     cloth_scores = _compiled(_cloth_scores_loops, error_model="numpy")
 else:
     window_pixels = window_pixels_numpy
+    flat_scores = flat_scores_numpy
     refine_windows = refine_windows_numpy
     round_outline = round_outline_numpy
     place_discs = place_discs_numpy

@@ -458,3 +458,58 @@ def test_free_arc_matches_the_numpy_reference_exactly():
     arm[:, :30] = 0.9
     assert kernels.free_arc(arm, 30.0, 30.0, r) == 190.0  # -90 to 90 degrees are off the arm
     assert kernels.free_arc(np.full((60, 60), 0.9, np.float32), 30.0, 30.0, r) == 0.0
+
+
+def test_flat_scores_match_opencv_and_the_numpy_reference_exactly(scene):
+    """A rendered frame's work image, whole and in boxes (views of it), flattened by the
+    detector's gain and scored: the same bytes as OpenCV's ``multiply`` and the score table
+    give; random pictures and gains too, with gains that make exact halves (rounded to
+    even); no table, no scores."""
+    det, *_ = scene
+    frame = scene[5][0]
+    prep = det._prepare(frame.shape[1], frame.shape[0])
+    small = det.work_image(frame)
+    gain = prep.grid["gain"]
+    for box in (np.s_[:, :], np.s_[10:200, 33:301], np.s_[5:6, :], np.s_[:, 7:9]):
+        got = kernels.flat_scores(small[box], gain[box][..., 0], det._table)
+        want = kernels.flat_scores_numpy(small[box], gain[box][..., 0], det._table)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype == np.uint8
+            np.testing.assert_array_equal(g, w)
+    rng = np.random.default_rng(2)
+    for trial in range(20):
+        bgr = rng.integers(0, 256, (40, 57, 3)).astype(np.uint8)
+        g = rng.uniform(0.5, 2.0, (40, 57)).astype(np.float32)
+        if trial % 2:
+            g = (np.round(g * 8) / 8).astype(np.float32)
+        flat, score = kernels.flat_scores(bgr, g, det._table)
+        np.testing.assert_array_equal(flat, cv2.multiply(bgr, cv2.merge([g] * 3),
+                                                         dtype=cv2.CV_8U))
+        np.testing.assert_array_equal(score, scores(det._table, flat))
+        assert not kernels.flat_scores(bgr, g, np.zeros(0, np.uint8))[1].any()
+
+
+@compiled_only
+def test_flat_scores_are_made_ready_for_the_types_detection_passes(scene, monkeypatch):
+    """``ready_kernels`` compiles the flattening for the types a whole-table look and a look
+    at a box of the table pass it (the work image and its gain whole, and views of a box)."""
+    from tracker import detect
+
+    seen = set()
+    kernel = kernels.flat_scores
+
+    def call(*a):
+        seen.add(tuple(numba.typeof(x) for x in a))
+        return kernel(*a)
+
+    monkeypatch.setattr(kernels, "flat_scores", call)
+    detect.ready_kernels.__wrapped__()
+    warmed, seen = seen, set()
+    det, *_ = scene
+    frame = scene[5][0]
+    again = BallDetector(det.geometry.calibration)
+    again.detect(frame)
+    moved = frame.copy()
+    moved[500:530, 900:930] = 255  # something new on the table: a look at a box of it
+    again.detect(moved)
+    assert seen and seen <= warmed
