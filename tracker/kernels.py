@@ -88,22 +88,28 @@ def flat_scores_numpy(bgr, gain, table):
 
 
 def _flat_scores_loops(bgr, gain, table):
-    """``flat_scores_numpy``, a pixel at a time (for numba to compile)."""
+    """``flat_scores_numpy``, a row at a time (for numba to compile): each row's channels and
+    gains laid out one after another, so that the products run on vectors, then each pixel's
+    score looked up."""
     h, w = gain.shape
     flat = np.empty((h, w, 3), np.uint8)
     score = np.zeros((h, w), np.uint8)
-    top = np.float32(255.0)
+    zero, top = np.float32(0.0), np.float32(255.0)
+    level = np.empty(3 * w, np.float32)
+    times = np.empty(3 * w, np.float32)
     scored = table.size > 0
     for y in range(h):
         for x in range(w):
-            g = gain[y, x]
-            idx = 0
             for ch in range(3):
-                v = min(max(np.rint(np.float32(bgr[y, x, ch]) * g), np.float32(0.0)), top)
-                u = np.uint8(v)
-                flat[y, x, ch] = u
-                idx |= (np.int64(u) >> 2) << (8 * ch)
-            if scored:
+                level[3 * x + ch] = bgr[y, x, ch]
+                times[3 * x + ch] = gain[y, x]
+        out = flat[y].reshape(3 * w)
+        for i in range(3 * w):
+            out[i] = np.uint8(min(max(np.rint(level[i] * times[i]), zero), top))
+        if scored:
+            for x in range(w):
+                idx = ((np.int64(out[3 * x]) >> 2) | ((np.int64(out[3 * x + 1]) >> 2) << 8)
+                       | ((np.int64(out[3 * x + 2]) >> 2) << 16))
                 score[y, x] = table[idx]
     return flat, score
 
