@@ -247,6 +247,19 @@ def test_bar_end_tells_a_hand_from_a_ball_beside_an_arm_or_on_a_cue():
         assert kernels.bar_end(blob, *p, r) == kernels.bar_end_numpy(blob, *p, r)
 
 
+def _recording(monkeypatch, name: str) -> set:
+    """The argument types (numba's) of every call of ``kernels.<name>`` from now on."""
+    seen: set = set()
+    kernel = getattr(kernels, name)
+
+    def call(*a):
+        seen.add(tuple(numba.typeof(x) for x in a))
+        return kernel(*a)
+
+    monkeypatch.setattr(kernels, name, call)
+    return seen
+
+
 @compiled_only
 def test_bar_end_is_made_ready_for_the_types_the_disc_placing_passes(monkeypatch):
     """``ready_kernels`` compiles the test of a disc at a bar's end for the very types
@@ -254,14 +267,7 @@ def test_bar_end_is_made_ready_for_the_types_the_disc_placing_passes(monkeypatch
     less and plus whole pixels) and its radius (a float times the radius scale)."""
     from tracker import detect
 
-    seen = set()
-    kernel = kernels.bar_end
-
-    def call(*a):
-        seen.add(tuple(numba.typeof(x) for x in a))
-        return kernel(*a)
-
-    monkeypatch.setattr(kernels, "bar_end", call)
+    seen = _recording(monkeypatch, "bar_end")
     detect.ready_kernels.__wrapped__()
     x, bx, pad, r = 7.25, 3, 3, float(np.float32(4.5)) * 1.0
     passed = (detect._padded(np.ones((4, 5), np.float32), pad), x - bx + pad, x - bx + pad, r)
@@ -372,16 +378,10 @@ def test_necks_are_made_ready_for_the_types_the_disc_placing_passes(monkeypatch)
     are ends (bool), their radius and the neck's share (floats)."""
     from tracker import detect
 
-    seen = set()
-    kernel = kernels._necks_kernel
-
-    def call(*a):
-        seen.add(tuple(numba.typeof(x) for x in a))
-        return kernel(*a)
-
-    monkeypatch.setattr(kernels, "_necks_kernel", call)
+    seen = _recording(monkeypatch, "_necks_kernel")
     detect.ready_kernels.__wrapped__()
-    warmed, seen = seen, set()
+    warmed = set(seen)
+    seen.clear()
     pts = [(7.25, 3.5), (12.0, 4.75)]
     kernels.necks(detect._padded(np.ones((4, 5), np.float32), 3),
                   np.array(pts) - [3 - 3, 2 - 3], np.array([False, True], bool),
@@ -418,16 +418,10 @@ def test_colour_alike_is_made_ready_for_the_types_the_disc_placing_passes(monkey
     it: the box's Lab as float32, the padded blob, a disc's place and radius (floats)."""
     from tracker import detect
 
-    seen = set()
-    kernel = kernels.colour_alike
-
-    def call(*a):
-        seen.add(tuple(numba.typeof(x) for x in a))
-        return kernel(*a)
-
-    monkeypatch.setattr(kernels, "colour_alike", call)
+    seen = _recording(monkeypatch, "colour_alike")
     detect.ready_kernels.__wrapped__()
-    warmed, seen = seen, set()
+    warmed = set(seen)
+    seen.clear()
     image = np.zeros((4, 5, 3), np.uint8)
     lab = cv2.cvtColor(cv2.copyMakeBorder(image, 3, 3, 3, 3, cv2.BORDER_REPLICATE),
                        cv2.COLOR_BGR2LAB).astype(np.float32)
@@ -495,16 +489,10 @@ def test_flat_scores_are_made_ready_for_the_types_detection_passes(scene, monkey
     at a box of the table pass it (the work image and its gain whole, and views of a box)."""
     from tracker import detect
 
-    seen = set()
-    kernel = kernels.flat_scores
-
-    def call(*a):
-        seen.add(tuple(numba.typeof(x) for x in a))
-        return kernel(*a)
-
-    monkeypatch.setattr(kernels, "flat_scores", call)
+    seen = _recording(monkeypatch, "flat_scores")
     detect.ready_kernels.__wrapped__()
-    warmed, seen = seen, set()
+    warmed = set(seen)
+    seen.clear()
     det, *_ = scene
     frame = scene[5][0]
     again = BallDetector(det.geometry.calibration)
