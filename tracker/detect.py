@@ -425,10 +425,9 @@ _OFFSET_DIST_LIST = np.unique(np.hypot(*np.ogrid[0:_OFFSETS_MAX + 1, 0:_OFFSETS_
 @functools.cache
 def ready_kernels() -> None:
     """The detector's compiled kernels made ready (compiled, or loaded from numba's cache)
-    for the very argument types ``_refine``, ``_explain_blob`` and the cloth model pass them,
-    once a process,
-    before the first frame: a live source would drop the frames that come while they compile
-    (some seconds, the first time on a machine)."""
+    for the very argument types ``_refine``, ``_explain_blob``, ``_pieces`` and the cloth
+    model pass them, once a process, before the first frame: a live source would drop the
+    frames that come while they compile (some seconds, the first time on a machine)."""
     if not kernels.COMPILED:
         return
     frame = np.zeros((3, 3, 3), np.uint8)
@@ -846,8 +845,8 @@ class BallDetector:
     def _learn_cloth(self, small: np.ndarray, prep: _Frame, rate: float) -> tuple:
         """The cloth model learnt (first frame) or adapted (later frames, a share ``rate`` of it
         replaced) from the work image: (gain (h, w, 1), model, lookup table, ``score_table``),
-        for ``_use_cloth``. Changes nothing, so it may run on
-        another thread while the frame is looked at with the model so far.
+        for ``_use_cloth``. Changes nothing, so it may run on another thread while the frame is
+        looked at with the model so far.
 
         The cloth's colour varies across the table (lamps, vignetting, camera white balance):
         a gain per pixel and channel, smooth over several balls' widths, brings the cloth to

@@ -1,7 +1,9 @@
 """The detector's per-pixel work: the refinement, per pixel of the balls' full-resolution
 windows and per ball (the windows gathered and scored, each ball's centroid in its own cell and
-what its ring shows, and the circle through its outline), and the discs placed one by one in a
-blob of the work image.
+what its ring shows, and the circle through its outline); a box of the work image flattened
+and scored; the discs placed one by one in a blob of the work image, and the tests of a disc
+in something bigger (the end of a bar, the neck between two discs, the colour round a disc,
+the free arc round it); and the cloth model's table of scores.
 
 Each function here has a numpy reference (``*_numpy``, whole arrays at a time) and the same work
 compiled by numba: loops over each window's pixels (or each ball's outline points) that make no
@@ -956,8 +958,9 @@ def necks_numpy(blob, p, end, r, neck):
     (soft membership) are a bar's, not balls': two discs 1.5 to 2.8 radii apart whose neck is
     full across on both sides of the line between them (over 0.6 of a member on average) and,
     each way across, reaches at least ``neck`` times as far as the nearer of theirs does (two
-    touching balls narrow to a point between them, a bar keeps its width). A disc ``end``
-    (N,) bool says nothing of its neighbours. Returns (N,) bool."""
+    touching balls narrow to a point between them, a bar keeps its width). A disc already
+    judged not a ball (``end`` (N,) bool: the rail or the arm beside a ball, joined to it by the
+    shadow between) says nothing of its neighbours. Returns (N,) bool."""
     h, w = blob.shape
     bar = np.zeros(len(p), bool)
     s, steps = _neck_offsets(r)
