@@ -42,7 +42,6 @@ from calibration.camera import Camera, apply_homography, polygon_moments
 from calibration.edges import subpixel_peak
 from calibration.specs import BALL_CLASSES, SNOOKER, SnookerTableSpec
 from tracker import kernels
-from tracker.kernels import row_percentiles as _row_percentiles
 
 # Quantisation of the lookup table: 6 bits a channel (262144 entries).
 _LUT_BITS = 6
@@ -450,6 +449,7 @@ def ready_kernels() -> None:
     kernels.colour_alike(np.zeros((3, 3, 3), np.float32), np.zeros((3, 3), np.float32), 1.0, 1.0,
                          1.0, _ALIKE_LAB)
     kernels.free_arc(np.zeros((3, 3), np.float32), 1.0, 1.0, 1.0)
+    kernels.body_means(np.zeros((1, 2, 3), np.float32), np.ones((1, 2), bool))
     # the work image and gain whole (contiguous) and a box of them (not)
     small, gain = np.zeros((3, 3, 3), np.uint8), np.ones((3, 3, 1), np.float32)
     for box in (np.s_[:, :], np.s_[:, 1:]):
@@ -1824,8 +1824,8 @@ def _skin_coloured(lab: np.ndarray, cloth_lab: np.ndarray) -> np.ndarray:
 
 def _body_lab(win: np.ndarray, inner: np.ndarray) -> np.ndarray:
     """(N, 3) mean Lab of each window's ``inner`` pixels between the 10th and 75th percentile
-    of lightness (the lamps' highlight and the shaded rim left out). ``win`` (N, S, S, 3) BGR,
-    ``inner`` (N, S, S) bool."""
+    of lightness (the lamps' highlight and the shaded rim left out; all of them when fewer than
+    two are; NaN without any). ``win`` (N, S, S, 3) BGR, ``inner`` (N, S, S) bool."""
     n, size = win.shape[:2]
     # only the middle of the windows holds inner pixels
     rows = np.flatnonzero(inner.any((0, 2)))
@@ -1836,14 +1836,7 @@ def _body_lab(win: np.ndarray, inner: np.ndarray) -> np.ndarray:
     m = inner[:, a:b, a:b].reshape(n, -1)
     # one row of pixels (OpenCV's cost is per row)
     lab = cv2.cvtColor(sub.reshape(1, -1, 3), cv2.COLOR_BGR2LAB).reshape(n, -1, 3)
-    lab = lab.astype(np.float32)
-    lo, hi = _row_percentiles(np.where(m, lab[..., 0], np.nan), (10, 75))
-    sel = m & (lab[..., 0] >= lo[:, None]) & (lab[..., 0] <= hi[:, None])
-    sel = np.where(sel.sum(1, keepdims=True) >= 2, sel, m)
-    cnt = sel.sum(1)
-    out = (lab * sel[..., None]).sum(1) / np.maximum(cnt, 1)[:, None]
-    out[cnt == 0] = np.nan
-    return out.astype(np.float64)
+    return kernels.body_means(lab.astype(np.float32), np.ascontiguousarray(m))
 
 
 def median_rows(x: np.ndarray) -> np.ndarray:

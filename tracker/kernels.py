@@ -1213,6 +1213,64 @@ def _free_arc_compiled(blob, px, py, r):
     return _free_arc_kernel(blob, px, py, r, ARC_10)
 
 
+def body_means_numpy(lab, inner):
+    """(N, 3) float64 the mean Lab of each ball's ``inner`` (N, M) bool pixels of ``lab`` (N,
+    M, 3) float32 between the 10th and 75th percentile of their lightness (all of them when
+    fewer than two are), NaN for a ball without any: its body colour, the lamps' highlight and
+    the shaded rim left out."""
+    lo, hi = row_percentiles(np.where(inner, lab[..., 0], np.nan), (10, 75))
+    sel = inner & (lab[..., 0] >= lo[:, None]) & (lab[..., 0] <= hi[:, None])
+    sel = np.where(sel.sum(1, keepdims=True) >= 2, sel, inner)
+    cnt = sel.sum(1)
+    out = (lab * sel[..., None]).sum(1) / np.maximum(cnt, 1)[:, None]
+    out[cnt == 0] = np.nan
+    return out.astype(np.float64)
+
+
+def _percentile_sorted(v, k, q):
+    """``row_percentiles``' percentile ``q`` of the first ``k`` of the sorted values ``v``."""
+    pos = q / 100 * max(k - 1, 0)
+    i = int(np.floor(pos))
+    j = min(i + 1, max(k - 1, 0))
+    frac = pos - i
+    return v[i] * (1 - frac) + v[j] * frac
+
+
+def _body_means_loops(lab, inner):
+    """``body_means_numpy``, a ball at a time (for numba to compile): the sums in float32, a
+    pixel at a time in order, as numpy sums over the pixels."""
+    n, m = inner.shape
+    out = np.full((n, 3), np.nan)
+    light = np.empty(m, np.float32)
+    sel = np.empty(m, np.bool_)
+    for b in range(n):
+        k = 0
+        for j in range(m):
+            if inner[b, j]:
+                light[k] = lab[b, j, 0]
+                k += 1
+        if k == 0:
+            continue
+        v = np.sort(light[:k])
+        lo = _percentile_sorted(v, k, 10.0)
+        hi = _percentile_sorted(v, k, 75.0)
+        count = 0
+        for j in range(m):
+            sel[j] = inner[b, j] and lo <= lab[b, j, 0] <= hi
+            count += sel[j]
+        if count < 2:
+            count = k
+            for j in range(m):
+                sel[j] = inner[b, j]
+        for c in range(3):
+            total = np.float32(0.0)
+            for j in range(m):
+                if sel[j]:
+                    total = np.float32(total + lab[b, j, c])
+            out[b, c] = np.float64(total) / count
+    return out
+
+
 def _compiled(func, **options):
     """``func`` compiled by numba (on its first call, with numba's ``options``), the compiled
     code kept on disk where there is somewhere to keep it."""
@@ -1245,6 +1303,8 @@ if COMPILED:
     colour_alike = _compiled(_colour_alike_loops)
     _free_arc_kernel = _compiled(_free_arc_loops)
     free_arc = _free_arc_compiled
+    _percentile_sorted = _compiled(_percentile_sorted)
+    body_means = _compiled(_body_means_loops)
     # no division is by zero (a sum of levels and a small constant): numpy's model of errors
     # lets the loop run on vectors
     cloth_scores = _compiled(_cloth_scores_loops, error_model="numpy")
@@ -1258,4 +1318,5 @@ else:
     necks = necks_numpy
     colour_alike = colour_alike_numpy
     free_arc = free_arc_numpy
+    body_means = body_means_numpy
     cloth_scores = cloth_scores_numpy

@@ -155,7 +155,8 @@ def test_the_kernels_are_made_ready_for_the_very_types_detection_passes(scene, m
             return kernel(*a)
         return call
 
-    names = ("window_pixels", "refine_windows", "round_outline", "place_discs", "cloth_scores")
+    names = ("window_pixels", "refine_windows", "round_outline", "place_discs", "cloth_scores",
+             "body_means")
     for name in names:
         monkeypatch.setattr(kernels, name, recording(name))
     detect.ready_kernels.__wrapped__()
@@ -501,3 +502,23 @@ def test_flat_scores_are_made_ready_for_the_types_detection_passes(scene, monkey
     moved[500:530, 900:930] = 255  # something new on the table: a look at a box of it
     again.detect(moved)
     assert seen and seen <= warmed
+
+
+def test_body_means_match_the_numpy_reference_exactly():
+    """Random colours of many balls' pixels (ties of lightness among them), random pixels
+    inside each, a ball without any and one with a single pixel: the same means to the last
+    bit, both ways (NaN where there is nothing)."""
+    rng = np.random.default_rng(1)
+    for trial in range(200):
+        n, m = int(rng.integers(1, 12)), int(rng.integers(1, 500))
+        lab = rng.uniform(0, 255, (n, m, 3)).astype(np.float32)
+        if trial % 3 == 0:
+            lab = np.round(lab / 8).astype(np.float32) * 8
+        inner = rng.uniform(size=(n, m)) < rng.uniform(0, 1)
+        inner[0] = trial % 2 == 0 and inner[0]
+        if n > 1:
+            inner[-1] = False
+            inner[-1, 0] = True
+        got, want = kernels.body_means(lab, inner), kernels.body_means_numpy(lab, inner)
+        np.testing.assert_array_equal(got, want)
+        assert np.isnan(got[~inner.any(1)]).all() and np.isfinite(got[inner.any(1)]).all()
