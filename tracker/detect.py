@@ -861,11 +861,11 @@ class BallDetector:
         gain = _flat_gain(small, cloth, prep.grid["factor"])
         if self._cloth is not None:
             gain = prep.grid["gain"] + rate * (gain - prep.grid["gain"])
-        flat, _ = kernels.flat_scores(small, gain[..., 0], _NO_SCORES)
-        # every third pixel each way is plenty (the model takes ~12000 of them)
+        # every third pixel each way is plenty (the model takes ~12000 of them): only those
+        # flattened
         sub = (slice(None, None, 3), slice(None, None, 3))
-        model = ClothModel.learn(flat[sub][cloth[sub]] if cloth[sub].sum() > 60
-                                 else flat[sub][mask[sub]])
+        flat, _ = kernels.flat_scores(small[sub], gain[sub + (0,)], _NO_SCORES)
+        model = ClothModel.learn(flat[cloth[sub]] if cloth[sub].sum() > 60 else flat[mask[sub]])
         if self._cloth is not None:
             model = self._cloth.blend(model, rate)
         lut = model.lut()
@@ -1836,7 +1836,7 @@ def _body_lab(win: np.ndarray, inner: np.ndarray) -> np.ndarray:
     m = inner[:, a:b, a:b].reshape(n, -1)
     # one row of pixels (OpenCV's cost is per row)
     lab = cv2.cvtColor(sub.reshape(1, -1, 3), cv2.COLOR_BGR2LAB).reshape(n, -1, 3)
-    return kernels.body_means(lab.astype(np.float32), np.ascontiguousarray(m))
+    return kernels.body_means(lab.astype(np.float32), m)
 
 
 def median_rows(x: np.ndarray) -> np.ndarray:
