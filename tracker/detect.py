@@ -249,6 +249,8 @@ _SOFT = _readonly(np.clip((np.arange(256, dtype=np.float32) - _FG_LEVEL * 0.5) /
 _SOFT_STEPS = int(_FG_LEVEL * 1.5)
 _NO_PREFERENCE = np.zeros((0, 0))  # the type of a preference given, with none in it
 _NO_SCORES = np.zeros(0, np.uint8)  # the type of a score table given, with none in it
+# table positions, colours and the cloth's colour not known (``kernels.close_pairs``)
+_NO_XY, _NO_LAB, _NO_CLOTH = np.empty((0, 2)), np.empty((0, 3)), np.empty(0)
 
 # brightness (B + G + R) of a lamp's highlight on a ball: this many times the cloth's, or near
 # white on a bright cloth
@@ -450,6 +452,8 @@ def ready_kernels() -> None:
                          1.0, _ALIKE_LAB)
     kernels.free_arc(np.zeros((3, 3), np.float32), 1.0, 1.0, 1.0)
     kernels.body_means(np.zeros((1, 2, 3), np.float32), np.ones((1, 2), bool))
+    kernels.close_pairs(np.zeros((2, 2)), np.ones(2), np.zeros((2, 2)), np.zeros((2, 3)),
+                        np.zeros(3), 1.0)
     # the work image and gain whole (contiguous) and a box of them (not)
     small, gain = np.zeros((3, 3, 3), np.uint8), np.ones((3, 3, 1), np.float32)
     for box in (np.s_[:, :], np.s_[:, 1:]):
@@ -1786,21 +1790,6 @@ def _components(mask: np.ndarray):
         return cv2.connectedComponentsWithStats(mask, connectivity=8)
 
 
-def _streak_tail(lab: np.ndarray, cloth_lab: np.ndarray, mix_error: float = 12.0
-                 ) -> np.ndarray:
-    """(N, N) bool: detection j's colour is detection i's, brighter than the cloth by a
-    quarter, mixed with the cloth's (a share of 5 to 80 %, within ``mix_error`` in Lab), as
-    along the blur streak of a fast bright ball. ``lab`` (N, 3), ``cloth_lab`` (3,)."""
-    ac = cloth_lab[None] - lab  # (N, 3) from each head to the cloth
-    rel = lab[None] - lab[:, None]  # (N, N, 3) from head i to detection j
-    share = (rel @ ac[:, :, None])[..., 0] / np.maximum((ac * ac).sum(1), 1e-9)[:, None]
-    off = np.linalg.norm(rel - share[..., None] * ac[:, None], axis=2)
-    bright = lab[:, 0] >= 1.25 * cloth_lab[0]
-    out = bright[:, None] & (share > 0.05) & (share < 0.8) & (off < mix_error)
-    np.fill_diagonal(out, False)
-    return out
-
-
 def _shadow_coloured(lab: np.ndarray, cloth_lab: np.ndarray) -> np.ndarray:
     """(N,) bool: body colours (N, 3) OpenCV Lab that are the cloth's (3,) in shadow: under
     half its lightness but not black, and of about its hue (within 60 degrees in a*b*)."""
@@ -1994,34 +1983,19 @@ def _dedupe(d: Detections, r_mm: float = SNOOKER.ball_radius_mm,
     ball's blur streak, found as two or three discs along it, becomes their mean (they cover it
     about evenly) with the colour of the one that covers best; a ball found again on its own
     crescent keeps the disc that covers it best. Given the cloth's colour (``cloth_lab``, Lab),
-    a longer streak of a ball brighter than the cloth (the white, the yellow, the pink) is
-    known by its tail: in the image as near, within two ball diameters on the table, and of
-    the head's colour mixed with the cloth's (``_streak_tail``). Whatever their colours, discs
+    a longer streak of a ball brighter than the cloth (the white, the yellow, the pink) is known
+    by its tail: in the image as near, within two ball diameters on the table, and of the head's
+    colour mixed with the cloth's (``kernels.streak_tail_numpy``). Whatever their colours, discs
     nearer on the table than 1.6 radii, even with 3 px more between them in the image, are one
     ball (the head and the tail of a dark ball's blur)."""
     if len(d) < 2:
         return d
-    px = np.hypot(*(d.xy_px[:, None] - d.xy_px[None]).transpose(2, 0, 1))
-    r = np.minimum(d.r_px[:, None], d.r_px[None])
-    if d.xy_mm is not None:
-        mm = np.hypot(*(d.xy_mm[:, None] - d.xy_mm[None]).transpose(2, 0, 1))
-        close = (mm < 1.6 * r_mm) & (px < 2.2 * r)
-    else:
-        close = px < 0.6 * r
-    if d.lab is not None:  # hue and chroma (a*, b*: a streak's ends differ in lightness)
-        ab = np.nan_to_num(d.lab[:, 1:], nan=1e4)
-        close &= np.linalg.norm(ab[:, None] - ab[None], axis=2) < 35
-        if cloth_lab is not None and d.xy_mm is not None:
-            tail = _streak_tail(np.nan_to_num(d.lab, nan=-1e4), np.asarray(cloth_lab, float))
-            close |= (tail | tail.T) & (mm < 4 * r_mm) & (px < 2.2 * r)
-    if d.xy_mm is not None:
-        # whatever their colours, two discs nearer on the table than 1.6 radii even were
-        # their centres 3 px further apart in the image (a steep view's far end is several
-        # millimetres a pixel) are one ball: the head and the tail of a dark ball's blur
-        with np.errstate(divide="ignore", invalid="ignore"):
-            slack = 3.0 * mm / np.maximum(px, 1e-6)
-        close = close | ((mm + slack < 1.6 * r_mm) & (px < 2.2 * r))
-    np.fill_diagonal(close, False)
+    def known(x, unknown):  # a copy: the compiled code's type, whatever the flags of ``x``
+        return unknown if x is None else np.array(x, np.float64)
+
+    close = kernels.close_pairs(known(d.xy_px, None), known(d.r_px, None),
+                                known(d.xy_mm, _NO_XY), known(d.lab, _NO_LAB),
+                                known(cloth_lab, _NO_CLOTH), float(r_mm))
     if not close.any():  # every detection on its own
         return d
     group = _groups(close | close.T)

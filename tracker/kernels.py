@@ -1271,6 +1271,117 @@ def _body_means_loops(lab, inner):
     return out
 
 
+def close_pairs_numpy(xy_px, r_px, xy_mm, lab, cloth_lab, r_mm):
+    """(N, N) bool: the detections that are one ball, by ``tracker.detect._dedupe``'s tests
+    (symmetric, the diagonal False). ``xy_px`` (N, 2) image px, ``r_px`` (N,) their apparent
+    radii, ``xy_mm`` (N, 2) table mm, ``lab`` (N, 3) body colours (OpenCV Lab; NaN where not
+    known), ``cloth_lab`` (3,), ``r_mm`` the ball radius; ``xy_mm``, ``lab`` and ``cloth_lab``
+    empty where not known."""
+    n = len(xy_px)
+    px = np.hypot(*(xy_px[:, None] - xy_px[None]).transpose(2, 0, 1))
+    seen = px < 2.2 * np.minimum(r_px[:, None], r_px[None])
+    has_mm = len(xy_mm) == n
+    if has_mm:
+        mm = np.hypot(*(xy_mm[:, None] - xy_mm[None]).transpose(2, 0, 1))
+        close = (mm < 1.6 * r_mm) & seen
+    else:
+        close = px < 0.6 * np.minimum(r_px[:, None], r_px[None])
+    if len(lab) == n:  # hue and chroma (a*, b*: a streak's ends differ in lightness)
+        ab = np.nan_to_num(lab[:, 1:], nan=1e4)
+        close &= np.sqrt(((ab[:, None] - ab[None]) ** 2).sum(2)) < 35
+        if len(cloth_lab) and has_mm:
+            tail = streak_tail_numpy(np.nan_to_num(lab, nan=-1e4), cloth_lab)
+            close |= (tail | tail.T) & (mm < 4 * r_mm) & seen
+    if has_mm:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slack = 3.0 * mm / np.maximum(px, 1e-6)
+        close |= (mm + slack < 1.6 * r_mm) & seen
+    np.fill_diagonal(close, False)
+    return close
+
+
+def streak_tail_numpy(lab, cloth_lab, mix_error=12.0):
+    """(N, N) bool: detection j's colour is detection i's, brighter than the cloth by a
+    quarter, mixed with the cloth's (a share of 5 to 80 %, within ``mix_error`` in Lab), as
+    along the blur streak of a fast bright ball. ``lab`` (N, 3), ``cloth_lab`` (3,)."""
+    ac = cloth_lab[None] - lab  # (N, 3) from each head to the cloth
+    rel = lab[None] - lab[:, None]  # (N, N, 3) from head i to detection j
+    dot = rel[..., 0] * ac[:, None, 0] + rel[..., 1] * ac[:, None, 1] + rel[..., 2] * ac[:, None, 2]
+    share = dot / np.maximum((ac * ac).sum(1), 1e-9)[:, None]
+    miss = rel - share[..., None] * ac[:, None]
+    off = np.sqrt((miss * miss).sum(2))
+    bright = lab[:, 0] >= 1.25 * cloth_lab[0]
+    out = bright[:, None] & (share > 0.05) & (share < 0.8) & (off < mix_error)
+    np.fill_diagonal(out, False)
+    return out
+
+
+def _finite_or(v, nan):
+    """``v`` with NaN as ``nan`` and the infinities as the largest finite floats, as
+    ``np.nan_to_num`` has them."""
+    big = 1.7976931348623157e308
+    if np.isnan(v):
+        return nan
+    return big if v > big else (-big if v < -big else v)
+
+
+def _streak_tails(lab, cloth_lab):
+    n = len(lab)
+    lb = np.empty((n, 3))
+    for i in range(n):
+        for k in range(3):
+            lb[i, k] = _finite_or(lab[i, k], -1e4)
+    tail = np.zeros((n, n), np.bool_)
+    for i in range(n):
+        if not lb[i, 0] >= 1.25 * cloth_lab[0]:
+            continue
+        a0, a1, a2 = cloth_lab[0] - lb[i, 0], cloth_lab[1] - lb[i, 1], cloth_lab[2] - lb[i, 2]
+        norm2 = max(a0 * a0 + a1 * a1 + a2 * a2, 1e-9)
+        for j in range(n):
+            if i == j:
+                continue
+            r0, r1, r2 = lb[j, 0] - lb[i, 0], lb[j, 1] - lb[i, 1], lb[j, 2] - lb[i, 2]
+            share = (r0 * a0 + r1 * a1 + r2 * a2) / norm2
+            m0, m1, m2 = r0 - share * a0, r1 - share * a1, r2 - share * a2
+            tail[i, j] = (share > 0.05 and share < 0.8
+                          and math.sqrt(m0 * m0 + m1 * m1 + m2 * m2) < 12.0)
+    return tail
+
+
+def _close_pairs_loops(xy_px, r_px, xy_mm, lab, cloth_lab, r_mm):
+    n = len(xy_px)
+    has_mm, has_lab = len(xy_mm) == n, len(lab) == n
+    ab = np.empty((n, 2))
+    if has_lab:
+        for i in range(n):
+            ab[i, 0], ab[i, 1] = _finite_or(lab[i, 1], 1e4), _finite_or(lab[i, 2], 1e4)
+    tails = has_lab and has_mm and len(cloth_lab) > 0
+    tail = _streak_tails(lab, cloth_lab) if tails else np.zeros((n, n), np.bool_)
+    close = np.zeros((n, n), np.bool_)
+    for i in range(n):
+        for j in range(n):
+            if i == j:
+                continue
+            px = math.hypot(xy_px[i, 0] - xy_px[j, 0], xy_px[i, 1] - xy_px[j, 1])
+            r = min(r_px[i], r_px[j])
+            if not has_mm:
+                one = px < 0.6 * r
+            elif not px < 2.2 * r:
+                continue
+            else:
+                mm = math.hypot(xy_mm[i, 0] - xy_mm[j, 0], xy_mm[i, 1] - xy_mm[j, 1])
+                one = mm < 1.6 * r_mm
+            if one and has_lab:
+                d0, d1 = ab[i, 0] - ab[j, 0], ab[i, 1] - ab[j, 1]
+                one = math.sqrt(d0 * d0 + d1 * d1) < 35
+            if has_mm and not one:
+                one = (tail[i, j] or tail[j, i]) and mm < 4 * r_mm
+                if not one and not np.isnan(mm):
+                    one = mm + 3.0 * mm / max(px, 1e-6) < 1.6 * r_mm
+            close[i, j] = one
+    return close
+
+
 def _compiled(func, **options):
     """``func`` compiled by numba (on its first call, with numba's ``options``), the compiled
     code kept on disk where there is somewhere to keep it."""
@@ -1305,6 +1416,9 @@ if COMPILED:
     free_arc = _free_arc_compiled
     _percentile_sorted = _compiled(_percentile_sorted)
     body_means = _compiled(_body_means_loops)
+    _finite_or = _compiled(_finite_or)
+    _streak_tails = _compiled(_streak_tails)
+    close_pairs = _compiled(_close_pairs_loops)
     # no division is by zero (a sum of levels and a small constant): numpy's model of errors
     # lets the loop run on vectors
     cloth_scores = _compiled(_cloth_scores_loops, error_model="numpy")
@@ -1319,4 +1433,5 @@ else:
     colour_alike = colour_alike_numpy
     free_arc = free_arc_numpy
     body_means = body_means_numpy
+    close_pairs = close_pairs_numpy
     cloth_scores = cloth_scores_numpy

@@ -156,7 +156,7 @@ def test_the_kernels_are_made_ready_for_the_very_types_detection_passes(scene, m
         return call
 
     names = ("window_pixels", "refine_windows", "round_outline", "place_discs", "cloth_scores",
-             "body_means")
+             "body_means", "close_pairs")
     for name in names:
         monkeypatch.setattr(kernels, name, recording(name))
     detect.ready_kernels.__wrapped__()
@@ -522,3 +522,33 @@ def test_body_means_match_the_numpy_reference_exactly():
         got, want = kernels.body_means(lab, inner), kernels.body_means_numpy(lab, inner)
         np.testing.assert_array_equal(got, want)
         assert np.isnan(got[~inner.any(1)]).all() and np.isfinite(got[inner.any(1)]).all()
+
+
+def test_close_pairs_match_the_numpy_reference_exactly():
+    """Random detections, each with a blurred copy of another's colour near it (a streak's
+    tail), some colours unknown (NaN), and the table positions, the colours or the cloth's
+    colour not known: the same pairs both ways."""
+    rng = np.random.default_rng(2)
+    no_xy, no_lab, no_cloth = np.empty((0, 2)), np.empty((0, 3)), np.empty(0)
+    tails = 0
+    for trial in range(500):
+        n = int(rng.integers(2, 25))
+        xy = rng.uniform(0, 200, (n, 2))
+        r = rng.uniform(5, 15, n)
+        mm = xy * rng.uniform(1.5, 2.5) + rng.normal(0, 3, (n, 2))
+        lab = rng.uniform(0, 255, (n, 3))
+        cloth = rng.uniform(60, 160, 3)
+        k = int(rng.integers(n))
+        j = (k + 1) % n
+        lab[j] = lab[k] + rng.uniform(0.05, 0.8) * (cloth - lab[k]) + rng.normal(0, 5, 3)
+        xy[j] = xy[k] + rng.normal(0, 8, 2)
+        mm[j] = mm[k] + rng.normal(0, 20, 2)
+        if trial % 3 == 0:
+            lab[int(rng.integers(n))] = np.nan
+        tails += kernels.streak_tail_numpy(np.nan_to_num(lab, nan=-1e4), cloth).any()
+        for args in ((xy, r, mm, lab, cloth), (xy, r, no_xy, lab, cloth),
+                     (xy, r, mm, no_lab, no_cloth), (xy, r, mm, lab, no_cloth)):
+            got, want = kernels.close_pairs(*args, R), kernels.close_pairs_numpy(*args, R)
+            np.testing.assert_array_equal(got, want)
+            assert np.array_equal(got, got.T) and not got.diagonal().any()
+    assert tails > 50  # the streak test was met, not only passed by
