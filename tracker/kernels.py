@@ -1280,13 +1280,14 @@ def close_pairs_numpy(xy_px, r_px, xy_mm, lab, cloth_lab, r_mm):
     empty where not known."""
     n = len(xy_px)
     px = np.hypot(*(xy_px[:, None] - xy_px[None]).transpose(2, 0, 1))
-    seen = px < 2.2 * np.minimum(r_px[:, None], r_px[None])
+    r = np.minimum(r_px[:, None], r_px[None])
+    seen = px < 2.2 * r
     has_mm = len(xy_mm) == n
     if has_mm:
         mm = np.hypot(*(xy_mm[:, None] - xy_mm[None]).transpose(2, 0, 1))
         close = (mm < 1.6 * r_mm) & seen
     else:
-        close = px < 0.6 * np.minimum(r_px[:, None], r_px[None])
+        close = px < 0.6 * r
     if len(lab) == n:  # hue and chroma (a*, b*: a streak's ends differ in lightness)
         ab = np.nan_to_num(lab[:, 1:], nan=1e4)
         close &= np.sqrt(((ab[:, None] - ab[None]) ** 2).sum(2)) < 35
@@ -1294,6 +1295,9 @@ def close_pairs_numpy(xy_px, r_px, xy_mm, lab, cloth_lab, r_mm):
             tail = streak_tail_numpy(np.nan_to_num(lab, nan=-1e4), cloth_lab)
             close |= (tail | tail.T) & (mm < 4 * r_mm) & seen
     if has_mm:
+        # whatever their colours, two discs nearer on the table than 1.6 radii even were
+        # their centres 3 px further apart in the image (a steep view's far end is several
+        # millimetres a pixel) are one ball: the head and the tail of a dark ball's blur
         with np.errstate(divide="ignore", invalid="ignore"):
             slack = 3.0 * mm / np.maximum(px, 1e-6)
         close |= (mm + slack < 1.6 * r_mm) & seen
@@ -1377,7 +1381,7 @@ def _close_pairs_loops(xy_px, r_px, xy_mm, lab, cloth_lab, r_mm):
                 one = math.sqrt(d0 * d0 + d1 * d1) < 35
             if has_mm and not one:
                 one = (tail[i, j] or tail[j, i]) and mm < 4 * r_mm
-                if not one and not np.isnan(mm):
+                if not one and not np.isnan(mm):  # 3 px of slack in the image
                     one = mm + 3.0 * mm / max(px, 1e-6) < 1.6 * r_mm
             close[i, j] = one
     return close
