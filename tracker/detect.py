@@ -743,6 +743,9 @@ class BallDetector:
         # where the lamps put a ball's highlight, from its silhouette's centre in radii (x, y),
         # as the lone balls show it (None: not one highlight at one place)
         self._glint_at: np.ndarray | None = None
+        # what the last look's lone balls tell of it, not yet worked out (``_glint_place``'s
+        # arguments)
+        self._glint_from: tuple | None = None
         # the last answer and the work image each part of it was found in
         self._last: Detections | None = None
         self._seen: np.ndarray | None = None
@@ -770,7 +773,7 @@ class BallDetector:
         self._table = None
         self.radius_scale = 1.0
         self._radius_measured = False
-        self._glint_at = None
+        self._glint_at = self._glint_from = None
         self._last = None
         self._seen = None
         self._seen_sum = self._seen_most = None
@@ -1590,18 +1593,15 @@ class BallDetector:
         near = d.min(1)
         lone, cluster = (near > 3 * r) & ~light, near < 2.5 * r
         if lone.sum() >= 3:
-            # lone balls' highlights lie within a radius of them, out of reach of a cluster's
-            seen = _highlights(frame, p[lone], r[lone])
-            rel = []
-            for i in np.flatnonzero(lone):
-                k = np.flatnonzero(np.hypot(*(seen - p[i]).T) < r[i])
-                if len(k) == 1:
-                    rel.append((seen[k[0]] - p[i]) / r[i])
-            at = np.median(rel, axis=0) if rel else None
-            one = (len(rel) >= 2 * lone.sum() / 3 and at is not None
-                   and np.median(np.hypot(*(np.asarray(rel) - at).T)) < 0.2)
-            self._glint_at = at if one else None
-        if self._glint_at is None or not cluster.any():
+            # the last look with three lone balls or more tells the place: their highlight
+            # windows are kept (copied), and searched once a cluster needs the place
+            self._glint_from = (_highlight_windows(frame, p[lone], r[lone]), p[lone], r[lone])
+        if not cluster.any():
+            return None
+        if self._glint_from is not None:
+            self._glint_at = _glint_place(*self._glint_from)
+            self._glint_from = None
+        if self._glint_at is None:
             return None
         spots = _highlights(frame, p[cluster], r[cluster])
         if not len(spots):
@@ -1866,6 +1866,13 @@ def _highlights(frame: np.ndarray, centres: np.ndarray, radii: np.ndarray) -> np
     filter reaches from one into the next, each filter leaving out what is beyond a window as
     OpenCV's does beyond a picture's edge (the most lightness erodes nothing, none dilates
     nothing). The windows of one size of filter lie together, each group filtered at once."""
+    return _highlight_spots(_highlight_windows(frame, centres, radii))
+
+
+def _highlight_windows(frame: np.ndarray, centres: np.ndarray, radii: np.ndarray) -> tuple:
+    """The windows ``_highlights`` searches, copied side by side into one picture: (their
+    boxes with each one's filters, where each starts along the picture, the span of each
+    group of one size of filter, the picture, where a window is in it), or None without any."""
     h, w = frame.shape[:2]
     wins = []  # (x0, y0, x1, y1, radius, the top-hat's ellipse, the joining bar)
     for (x, y), r in zip(centres, radii):
@@ -1876,7 +1883,7 @@ def _highlights(frame: np.ndarray, centres: np.ndarray, radii: np.ndarray) -> np
             wins.append((x0, y0, x1, y1, float(r), max(3, int(round(0.9 * r)) | 1),
                          max(3, int(0.5 * r))))
     if not wins:
-        return np.zeros((0, 2))
+        return None
     order = sorted(range(len(wins)), key=lambda i: wins[i][5:])  # by filter size, stable
     gap = max(max(k // 2 + 1, bar) for *_, k, bar in wins) + 1
     offs = np.zeros(len(wins), int)
@@ -1894,6 +1901,15 @@ def _highlights(frame: np.ndarray, centres: np.ndarray, radii: np.ndarray) -> np
     for (x0, y0, x1, y1, *_), o in zip(wins, offs):
         canvas[:y1 - y0, o:o + x1 - x0] = frame[y0:y1, x0:x1]
         inside[:y1 - y0, o:o + x1 - x0] = True
+    return wins, offs, groups, canvas, inside
+
+
+def _highlight_spots(laid: tuple | None) -> np.ndarray:
+    """(K, 2) frame px: the highlights ``_highlights`` finds in the windows laid out by
+    ``_highlight_windows``."""
+    if laid is None:
+        return np.zeros((0, 2))
+    wins, offs, groups, canvas, inside = laid
     light = cv2.extractChannel(cv2.cvtColor(canvas, cv2.COLOR_BGR2LAB), 0)
     spot = np.zeros(canvas.shape[:2], np.uint8)
     for (k, bar), (g0, g1) in groups.items():
@@ -1926,6 +1942,24 @@ def _highlights(frame: np.ndarray, centres: np.ndarray, radii: np.ndarray) -> np
         if all(np.hypot(*(p - u)) >= 0.3 * rr for u in out):
             out.append(p)
     return np.array(out, np.float64).reshape(-1, 2)
+
+
+def _glint_place(laid: tuple | None, p: np.ndarray, r: np.ndarray) -> np.ndarray | None:
+    """Where the lamps put a ball's highlight, from its silhouette's centre in radii (x, y), as
+    the lone balls at ``p`` (N, 2) px of radii ``r`` (N,) show it in their highlight windows
+    ``laid`` (``_highlight_windows``): a lone ball's highlight lies within a radius of it, out
+    of reach of a cluster's. None unless two thirds of them show one highlight each, at one
+    place (their median distance from it under 0.2 radii)."""
+    seen = _highlight_spots(laid)
+    rel = []
+    for pi, ri in zip(p, r):
+        k = np.flatnonzero(np.hypot(*(seen - pi).T) < ri)
+        if len(k) == 1:
+            rel.append((seen[k[0]] - pi) / ri)
+    at = np.median(rel, axis=0) if rel else None
+    one = (len(rel) >= 2 * len(p) / 3 and at is not None
+           and np.median(np.hypot(*(np.asarray(rel) - at).T)) < 0.2)
+    return at if one else None
 
 
 def _blob_cov(blob: np.ndarray) -> np.ndarray | None:
