@@ -959,18 +959,23 @@ class BallDetector:
             self._swing = 0.0
             result = new
         else:
-            wx0, wy0, wx1, wy1 = window
-            seen = self._seen[wy0:wy1, wx0:wx1]
-            now = small[wy0:wy1, wx0:wx1]
-            if self._gain != 1.0:
-                # kept at the brightness of the rest of ``_seen`` (the lamps' at the last whole
-                # look), which the change search compares the picture's with
-                now = cv2.convertScaleAbs(now, alpha=1.0 / self._gain)
-            out = cv2.copyTo(now, claimed.view(np.uint8), seen)
-            if not np.shares_memory(out, seen):
-                seen[...] = out
-            if self._seen_most is not None:
-                self._most_again(window)
+            # what was looked at is seen again: only the box round it changes
+            mask = claimed.view(np.uint8)
+            bx, by, bw, bh = cv2.boundingRect(mask)
+            if bw:
+                x0, y0 = window[0] + bx, window[1] + by
+                box = (x0, y0, x0 + bw, y0 + bh)
+                seen = self._seen[y0:y0 + bh, x0:x0 + bw]
+                now = small[y0:y0 + bh, x0:x0 + bw]
+                if self._gain != 1.0:
+                    # kept at the brightness of the rest of ``_seen`` (the lamps' at the last
+                    # whole look), which the change search compares the picture's with
+                    now = cv2.convertScaleAbs(now, alpha=1.0 / self._gain)
+                out = cv2.copyTo(now, mask[by:by + bh, bx:bx + bw], seen)
+                if not np.shares_memory(out, seen):
+                    seen[...] = out
+                if self._seen_most is not None:
+                    self._most_again(box)
             result = _dedupe(_concat(kept, new), cloth_lab=self._cloth.lab())
         self._last = result
         return result
