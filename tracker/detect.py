@@ -454,6 +454,9 @@ def ready_kernels() -> None:
     kernels.body_means(np.zeros((1, 2, 3), np.float32), np.ones((1, 2), bool))
     kernels.close_pairs(np.zeros((2, 2)), np.ones(2), np.zeros((2, 2)), np.zeros((2, 3)),
                         np.zeros(3), 1.0)
+    steps = np.ones((1, _STEPS), np.float32)
+    kernels.ray_maps(c, u, steps, 3)
+    kernels.outline_points(np.zeros((1, len(u), _STEPS), np.float32), steps)
     # the work image and gain whole (contiguous) and a box of them (not)
     small, gain = np.zeros((3, 3, 3), np.uint8), np.ones((3, 3, 1), np.float32)
     for box in (np.s_[:, :], np.s_[:, 1:]):
@@ -1688,12 +1691,9 @@ def _ray_profiles(image: np.ndarray, c: np.ndarray, r: np.ndarray, rays: int
     s += start[:, None]
     s[:, -1] = stop
     s = s.astype(np.float32)
-    mx = (c[:, 0, None, None] + u[None, :, 0:1] * s[:, None]).astype(np.float32)
-    my = (c[:, 1, None, None] + u[None, :, 1:2] * s[:, None]).astype(np.float32)
+    mx, my = kernels.ray_maps(c, u, s, size)  # a point off its window reads nothing
     tall = np.zeros((n, size + 1, size), np.float32)
     tall[:, :size] = image
-    my = np.where((my >= -0.5) & (my <= size - 0.5), my, -1.0)  # off its window: nothing
-    my += (np.arange(n, dtype=np.float32) * (size + 1))[:, None, None]
     prof = cv2.remap(tall.reshape(-1, size), mx.reshape(-1, _STEPS), my.reshape(-1, _STEPS),
                      cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0.0
                      ).reshape(n, rays, _STEPS)
@@ -1710,13 +1710,7 @@ def _outline_centres(alpha: np.ndarray, c: np.ndarray, r: np.ndarray, rays: int 
     if not len(c):
         return np.zeros((0, 2)), np.zeros(0, bool)
     prof, s, u = _ray_profiles(alpha, c, r, rays)
-    fall = (prof[..., :-1] >= 0.5) & (prof[..., 1:] < 0.5)
-    has = fall.any(2)
-    k = np.argmax(fall, axis=2)[..., None]
-    at, beyond = (np.take_along_axis(prof, k, 2)[..., 0],
-                  np.take_along_axis(prof, k + 1, 2)[..., 0])
-    frac = (at - 0.5) / np.maximum(at - beyond, 1e-6)
-    rho = np.take_along_axis(s, k[..., 0], 1) + frac * (s[:, 1] - s[:, 0])[:, None]
+    rho, has = kernels.outline_points(prof, s)
     return _round_outline(c, r, u, rho, has)
 
 

@@ -1272,6 +1272,68 @@ def _body_means_loops(lab, inner):
     return out
 
 
+def ray_maps_numpy(c, u, s, size):
+    """Where K windows of ``size`` x ``size`` px, stacked one under another with a row of
+    nothing between, are read along rays out from their centres ``c`` (K, 2) (window px) in
+    the directions ``u`` (R, 2) at the radii ``s`` (K, S): ``cv2.remap``'s maps (K, R, S)
+    float32 x and y, a point off its window sent to y = -1 (nothing)."""
+    mx = (c[:, 0, None, None] + u[None, :, 0:1] * s[:, None]).astype(np.float32)
+    my = (c[:, 1, None, None] + u[None, :, 1:2] * s[:, None]).astype(np.float32)
+    my = np.where((my >= -0.5) & (my <= size - 0.5), my, -1.0)
+    my += (np.arange(len(c), dtype=np.float32) * (size + 1))[:, None, None]
+    return mx, my
+
+
+def _ray_maps_loops(c, u, s, size):
+    n, rays, steps = len(c), len(u), s.shape[1]
+    mx = np.empty((n, rays, steps), np.float32)
+    my = np.empty((n, rays, steps), np.float32)
+    for k in range(n):
+        below = np.float32(k * (size + 1))
+        for i in range(rays):
+            for j in range(steps):
+                mx[k, i, j] = c[k, 0] + u[i, 0] * s[k, j]
+                y = np.float32(c[k, 1] + u[i, 1] * s[k, j])
+                if not (y >= -0.5 and y <= size - 0.5):
+                    y = np.float32(-1.0)
+                my[k, i, j] = y + below
+    return mx, my
+
+
+def outline_points_numpy(prof, s):
+    """Along each of K balls' R rays, read at the radii ``s`` (K, S) as ``prof`` (K, R, S)
+    float32 (a soft silhouette), the radius where it first falls below a half, between the
+    two steps either side (K, R) float32, and whether it falls (K, R) bool."""
+    fall = (prof[..., :-1] >= 0.5) & (prof[..., 1:] < 0.5)
+    has = fall.any(2)
+    k = np.argmax(fall, axis=2)[..., None]
+    at, beyond = (np.take_along_axis(prof, k, 2)[..., 0],
+                  np.take_along_axis(prof, k + 1, 2)[..., 0])
+    frac = (at - 0.5) / np.maximum(at - beyond, 1e-6)
+    rho = np.take_along_axis(s, k[..., 0], 1) + frac * (s[:, 1] - s[:, 0])[:, None]
+    return rho, has
+
+
+def _outline_points_loops(prof, s):
+    n, rays, steps = prof.shape
+    half, tiny = np.float32(0.5), np.float32(1e-6)
+    rho = np.empty((n, rays), np.float32)
+    has = np.zeros((n, rays), np.bool_)
+    for k in range(n):
+        step = s[k, 1] - s[k, 0]
+        for i in range(rays):
+            at = 0
+            for j in range(steps - 1):
+                if prof[k, i, j] >= half and prof[k, i, j + 1] < half:
+                    at, has[k, i] = j, True
+                    break
+            d = prof[k, i, at] - prof[k, i, at + 1]
+            if d < tiny:
+                d = tiny
+            rho[k, i] = s[k, at] + (prof[k, i, at] - half) / d * step
+    return rho, has
+
+
 def close_pairs_numpy(xy_px, r_px, xy_mm, lab, cloth_lab, r_mm):
     """(N, N) bool: the detections that are one ball, by ``tracker.detect._dedupe``'s tests
     (symmetric, the diagonal False). ``xy_px`` (N, 2) image px, ``r_px`` (N,) their apparent
@@ -1424,6 +1486,8 @@ if COMPILED:
     _finite_or = _compiled(_finite_or)
     _streak_tails = _compiled(_streak_tails)
     close_pairs = _compiled(_close_pairs_loops)
+    ray_maps = _compiled(_ray_maps_loops)
+    outline_points = _compiled(_outline_points_loops)
     # no division is by zero (a sum of levels and a small constant): numpy's model of errors
     # lets the loop run on vectors
     cloth_scores = _compiled(_cloth_scores_loops, error_model="numpy")
@@ -1439,4 +1503,6 @@ else:
     free_arc = free_arc_numpy
     body_means = body_means_numpy
     close_pairs = close_pairs_numpy
+    ray_maps = ray_maps_numpy
+    outline_points = outline_points_numpy
     cloth_scores = cloth_scores_numpy

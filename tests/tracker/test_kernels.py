@@ -156,7 +156,7 @@ def test_the_kernels_are_made_ready_for_the_very_types_detection_passes(scene, m
         return call
 
     names = ("window_pixels", "refine_windows", "round_outline", "place_discs", "cloth_scores",
-             "body_means", "close_pairs")
+             "body_means", "close_pairs", "ray_maps", "outline_points")
     for name in names:
         monkeypatch.setattr(kernels, name, recording(name))
     detect.ready_kernels.__wrapped__()
@@ -552,3 +552,29 @@ def test_close_pairs_match_the_numpy_reference_exactly():
             np.testing.assert_array_equal(got, want)
             assert np.array_equal(got, got.T) and not got.diagonal().any()
     assert tails > 50  # the streak test was met, not only passed by
+
+
+def test_ray_maps_and_outline_points_match_the_numpy_references_exactly():
+    """Rays out of random centres (some near or past a window's edge) at random radii, and
+    random soft profiles along them (some never falling below a half, some with equal steps):
+    the same maps and the same outline points and falls, to the last bit."""
+    from tracker.detect import _STEPS, _ray_directions
+
+    rng = np.random.default_rng(3)
+    u = _ray_directions(90)
+    for _ in range(100):
+        n, size = int(rng.integers(1, 9)), int(rng.integers(9, 60))
+        c = rng.uniform(-3, size + 3, (n, 2)).astype(np.float32)
+        r = rng.uniform(2, size / 2, n)
+        s = np.sort(rng.uniform(0.6, 1.4, (n, _STEPS)), axis=1) * r[:, None]
+        s = s.astype(np.float32)
+        for got, want in zip(kernels.ray_maps(c, u, s, size),
+                             kernels.ray_maps_numpy(c, u, s, size)):
+            np.testing.assert_array_equal(got, want)
+        prof = rng.uniform(0, 1, (n, len(u), _STEPS)).astype(np.float32)
+        prof[:, ::7] = np.round(prof[:, ::7] * 4) / 4  # exact halves and equal steps
+        prof[:, ::11] = 0.9  # never falls
+        got, want = kernels.outline_points(prof, s), kernels.outline_points_numpy(prof, s)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+        assert got[1].any() and not got[1].all()
