@@ -1,10 +1,11 @@
-"""The detector's per-pixel work: the refinement, per pixel of the balls' full-resolution
-windows and per ball (the windows gathered and scored, each ball's centroid in its own cell and
-what its ring shows, the circle through its outline, and its body colour); a box of the work
-image flattened and scored; the discs placed one by one in a blob of the work image, and the
-tests of a disc in something bigger (the end of a bar, the neck between two discs, the colour
-round a disc, the free arc round it); the cloth model's table of scores; and the tests of
-which detections are one ball (a ball found twice, a blur streak found as two or three discs).
+"""The detector's per-pixel work: the refinement, per pixel of the balls' full-resolution windows
+and per ball (the windows gathered and scored, each ball's centroid in its own cell and what its
+ring shows, the points of its outline along rays and the circle through them, and its body
+colour); a box of the work image flattened and scored; the discs placed one by one in a blob of
+the work image, and the tests of a disc in something bigger (the end of a bar, the neck between
+two discs, the colour round a disc, the free arc round it); the cloth model's table of scores;
+and the tests of which detections are one ball (a ball found twice, a blur streak found as two
+or three discs).
 
 Each function here has a numpy reference (``*_numpy``, whole arrays at a time) and the same work
 compiled by numba: loops over each window's pixels (or each ball's outline points) that make no
