@@ -1868,7 +1868,8 @@ def _highlights(frame: np.ndarray, centres: np.ndarray, radii: np.ndarray) -> np
     return _highlight_spots(_highlight_windows(frame, centres, radii))
 
 
-def _highlight_windows(frame: np.ndarray, centres: np.ndarray, radii: np.ndarray) -> tuple:
+def _highlight_windows(frame: np.ndarray, centres: np.ndarray, radii: np.ndarray
+                       ) -> tuple | None:
     """The windows ``_highlights`` searches, copied side by side into one picture: (their
     boxes with each one's filters, where each starts along the picture, the span of each
     group of one size of filter, the picture, where a window is in it), or None without any."""
