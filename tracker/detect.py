@@ -454,6 +454,9 @@ def ready_kernels() -> None:
     kernels.body_means(np.zeros((1, 2, 3), np.float32), np.ones((1, 2), bool))
     kernels.close_pairs(np.zeros((2, 2)), np.ones(2), np.zeros((2, 2)), np.zeros((2, 3)),
                         np.zeros(3), 1.0)
+    at = np.zeros(1, np.int64)
+    for image in (frame, frame[:, 1:]):  # the work image made, or a crop of the frame itself
+        kernels.median_ratio(kernels.grid_sums(image, at, at), np.ones(1, np.float32), 60.0)
     steps = np.ones((1, _STEPS), np.float32)
     kernels.ray_maps(c, u, steps, 3)
     kernels.outline_points(np.zeros((1, len(u), _STEPS), np.float32), steps)
@@ -665,13 +668,6 @@ def _lone_shaped(area, width, height, r):
     """Whether a blob of ``area`` px in a box ``width`` x ``height`` is taken for one ball of
     radius ``r`` as it is (scalars or arrays alike)."""
     return (area <= 1.15 * (np.pi * r * r)) & (np.maximum(width, height) <= 2.3 * r)
-
-
-def _grid_sum(image: np.ndarray, at: np.ndarray) -> np.ndarray:
-    """(K,) float32 B + G + R of ``image`` (h, w, 3) at the pixels of every 8th row and
-    column whose flat indices among them are ``at``."""
-    grid = image[::8, ::8]
-    return (grid[..., 0].astype(np.float32) + grid[..., 1] + grid[..., 2]).reshape(-1)[at]
 
 
 def _first_block(part: _Pieces, i: int) -> tuple[int, int]:
@@ -990,14 +986,13 @@ class BallDetector:
         # the lamps' flicker and dimming change the whole picture alike: by the median of the
         # changes over the table (a player leaning over it darkens only part of it)
         g = prep.grid
-        if "coarse" not in g:  # every 8th pixel each way on the table
-            g["coarse"] = np.flatnonzero(prep.mask[::8, ::8])
+        if "coarse" not in g:  # every 8th pixel each way on the table: (rows, columns)
+            grid = prep.mask[::8, ::8]
+            at = np.flatnonzero(grid)
+            g["coarse"] = 8 * (at // grid.shape[1]), 8 * (at % grid.shape[1])
         if self._seen_sum is None:
-            self._seen_sum = _grid_sum(self._seen, g["coarse"])
-        then = self._seen_sum
-        lit = then > 60
-        gain = (float(np.median(_grid_sum(small, g["coarse"])[lit] / then[lit])) if lit.any()
-                else 1.0)
+            self._seen_sum = kernels.grid_sums(self._seen, *g["coarse"])
+        gain = kernels.median_ratio(kernels.grid_sums(small, *g["coarse"]), self._seen_sum, 60.0)
         flicker = abs(gain - 1) >= 0.01
         self._gain = gain if flicker else 1.0
         seen = cv2.convertScaleAbs(self._seen, alpha=gain) if flicker else self._seen

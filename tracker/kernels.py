@@ -1273,6 +1273,42 @@ def _body_means_loops(lab, inner):
     return out
 
 
+def grid_sums_numpy(image, ys, xs):
+    """(K,) float32 B + G + R of ``image`` (h, w, 3) uint8 at the pixels (``ys``, ``xs``)
+    (K,)."""
+    return image[ys, xs, 0].astype(np.float32) + image[ys, xs, 1] + image[ys, xs, 2]
+
+
+def median_ratio_numpy(now, then, floor):
+    """The median of ``now`` over ``then`` (K,) float32 where ``then`` is over ``floor``, as a
+    float (1.0 where it is nowhere)."""
+    lit = then > floor
+    return float(np.median(now[lit] / then[lit])) if lit.any() else 1.0
+
+
+def _grid_sums_loops(image, ys, xs):
+    out = np.empty(len(ys), np.float32)
+    for k in range(len(ys)):
+        y, x = ys[k], xs[k]
+        out[k] = np.float32(image[y, x, 0]) + np.float32(image[y, x, 1]) + np.float32(
+            image[y, x, 2])
+    return out
+
+
+def _median_ratio_loops(now, then, floor):
+    ratio = np.empty(len(now), np.float32)
+    n = 0
+    for k in range(len(now)):
+        if then[k] > floor:
+            ratio[n] = now[k] / then[k]
+            n += 1
+    if n == 0:
+        return 1.0
+    # the median of float32 values as numpy has it: the middle one, or the mean of the two
+    # middle ones (their float32 sum halved, which is exact)
+    return float(np.median(ratio[:n]))
+
+
 def ray_maps_numpy(c, u, s, size):
     """Where K windows of ``size`` x ``size`` px, stacked one under another with a row of
     nothing between, are read along rays out from their centres ``c`` (K, 2) (window px) in
@@ -1488,6 +1524,8 @@ if COMPILED:
     _streak_tails = _compiled(_streak_tails)
     close_pairs = _compiled(_close_pairs_loops)
     ray_maps = _compiled(_ray_maps_loops)
+    grid_sums = _compiled(_grid_sums_loops)
+    median_ratio = _compiled(_median_ratio_loops)
     outline_points = _compiled(_outline_points_loops)
     # no division is by zero (a sum of levels and a small constant): numpy's model of errors
     # lets the loop run on vectors
@@ -1505,5 +1543,7 @@ else:
     body_means = body_means_numpy
     close_pairs = close_pairs_numpy
     ray_maps = ray_maps_numpy
+    grid_sums = grid_sums_numpy
+    median_ratio = median_ratio_numpy
     outline_points = outline_points_numpy
     cloth_scores = cloth_scores_numpy

@@ -578,3 +578,49 @@ def test_ray_maps_and_outline_points_match_the_numpy_references_exactly():
         for a, b in zip(got, want):
             np.testing.assert_array_equal(a, b)
         assert got[1].any() and not got[1].all()
+
+
+@compiled_only
+def test_the_change_search_kernels_are_made_ready_for_the_types_detection_passes(
+        scene, monkeypatch):
+    """``ready_kernels`` compiles the lamps' brightness sums and their median ratio for the
+    types the change search passes them (the work image and what was seen)."""
+    from tracker import detect
+
+    seen = {name: _recording(monkeypatch, name) for name in ("grid_sums", "median_ratio")}
+    detect.ready_kernels.__wrapped__()
+    warmed = {name: set(s) for name, s in seen.items()}
+    for s in seen.values():
+        s.clear()
+    det, *_ = scene
+    frame = scene[5][0]
+    again = BallDetector(det.geometry.calibration)
+    again.detect(frame)
+    moved = frame.copy()
+    moved[500:530, 900:930] = 255
+    again.detect(moved)
+    for name, s in seen.items():
+        assert s and s <= warmed[name], name
+
+
+def test_grid_sums_and_median_ratio_match_the_numpy_references_exactly():
+    """Random pictures and random pixels of every eighth row and column: the same sums as
+    the grid's own (B + G + R in float32) and the same median of their ratios to another
+    picture's where that one is lit (an odd and an even count, none lit), both ways."""
+    rng = np.random.default_rng(4)
+    for trial in range(200):
+        h, w = int(rng.integers(8, 300)), int(rng.integers(8, 500))
+        image = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+        grid = image[::8, ::8]
+        at = np.flatnonzero(rng.random(grid.shape[:2]) < rng.uniform(0.1, 1))
+        ys, xs = 8 * (at // grid.shape[1]), 8 * (at % grid.shape[1])
+        want = (grid[..., 0].astype(np.float32) + grid[..., 1] + grid[..., 2]).reshape(-1)[at]
+        for got in (kernels.grid_sums(image, ys, xs), kernels.grid_sums_numpy(image, ys, xs)):
+            np.testing.assert_array_equal(got, want)
+            assert got.dtype == np.float32
+        then = rng.uniform(0, 400, len(at)).astype(np.float32)
+        if trial % 4 == 0:
+            then[:] = 10.0  # none lit
+        floor = 60.0
+        assert kernels.median_ratio(want, then, floor) == kernels.median_ratio_numpy(
+            want, then, floor)
