@@ -484,6 +484,18 @@ def test_flat_scores_match_opencv_and_the_numpy_reference_exactly(scene):
         assert not kernels.flat_scores(bgr, g, np.zeros(0, np.uint8))[1].any()
 
 
+def _whole_look_then_a_box(scene) -> None:
+    """A new detector of the scene's camera on its frame (a look at the whole table), then on
+    the frame with something new on the table (the change search, and a look at a box of it)."""
+    det, *_ = scene
+    frame = scene[5][0]
+    again = BallDetector(det.geometry.calibration)
+    again.detect(frame)
+    moved = frame.copy()
+    moved[500:530, 900:930] = 255
+    again.detect(moved)
+
+
 @compiled_only
 def test_flat_scores_are_made_ready_for_the_types_detection_passes(scene, monkeypatch):
     """``ready_kernels`` compiles the flattening for the types a whole-table look and a look
@@ -494,13 +506,7 @@ def test_flat_scores_are_made_ready_for_the_types_detection_passes(scene, monkey
     detect.ready_kernels.__wrapped__()
     warmed = set(seen)
     seen.clear()
-    det, *_ = scene
-    frame = scene[5][0]
-    again = BallDetector(det.geometry.calibration)
-    again.detect(frame)
-    moved = frame.copy()
-    moved[500:530, 900:930] = 255  # something new on the table: a look at a box of it
-    again.detect(moved)
+    _whole_look_then_a_box(scene)
     assert seen and seen <= warmed
 
 
@@ -592,13 +598,7 @@ def test_the_change_search_kernels_are_made_ready_for_the_types_detection_passes
     warmed = {name: set(s) for name, s in seen.items()}
     for s in seen.values():
         s.clear()
-    det, *_ = scene
-    frame = scene[5][0]
-    again = BallDetector(det.geometry.calibration)
-    again.detect(frame)
-    moved = frame.copy()
-    moved[500:530, 900:930] = 255
-    again.detect(moved)
+    _whole_look_then_a_box(scene)
     for name, s in seen.items():
         assert s and s <= warmed[name], name
 
