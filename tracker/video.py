@@ -108,11 +108,14 @@ def probe(path: str | os.PathLike) -> dict:
                 "frames": int(stream.frames or 0)}
 
 
-def read_frames(path: str | os.PathLike) -> Iterator[np.ndarray]:
-    """Yields every frame of a video file as BGR uint8 (H, W, 3)."""
+def read_frames(path: str | os.PathLike, threads: str = "AUTO") -> Iterator[np.ndarray]:
+    """Yields every frame of a video file as BGR uint8 (H, W, 3). ``threads`` is how the
+    decoder shares its work between threads: "AUTO" (FFmpeg's choice: whole frames in turn,
+    for H.264), "FRAME" or "SLICE" (the slices of one frame at once; faster where a stream
+    cuts each frame into several, as encoders for live and broadcast pictures do)."""
     with _open(path) as container:
         stream = container.streams.video[0]
-        stream.thread_type = "AUTO"
+        stream.thread_type = threads
         try:
             for frame in container.decode(stream):
                 yield frame.to_ndarray(format="bgr24")
