@@ -5,13 +5,13 @@ the same clip, measured in one run. Prints a table. Identity switches: a ball wh
 ``scripts/bench_track.py`` counts them; colour: the ball-frames whose track is of the ball's
 class (what the tracks and the events say, after the track's votes); share: pipeline fps over
 decode-only fps (the target: at least 0.5), decode-only being the faster of frame-threaded and
-slice-threaded decoding of the clip to BGR frames (the sample clips' frames are cut in two slices
-each, which slice threads decode at once: about a fifth faster than frame threads). Setup: making the pipeline for the calibrated
-camera (the detector's geometry for it), done once before the first frame and not in the
-pipeline's frames per second; the compiled kernels are made ready before the first clip, as
-``cueball track`` does. With ``--repeat N`` each clip is decoded and run N times, in turns,
-and the medians are given (the machine's speed drifts from one run to the next; the answers
-are the first run's).
+slice-threaded decoding of the clip to BGR frames (the sample clips' frames are cut in two
+slices each, which slice threads decode at once: about a fifth faster than frame threads).
+Setup: making the pipeline for the calibrated camera (the detector's geometry for it), done
+once before the first frame and not in the pipeline's frames per second; the compiled kernels
+are made ready before the first clip, as ``cueball track`` does. With ``--repeat N`` each clip
+is decoded and run N times, in turns, and the medians are given (the machine's speed drifts
+from one run to the next; the answers are the first run's).
 
     python scripts/bench_e2e.py                  # every sample clip
     python scripts/bench_e2e.py in_off break_off # some
@@ -19,6 +19,13 @@ are the first run's).
     python scripts/bench_e2e.py --one-process    # the later stages not in a worker process
     python scripts/bench_e2e.py --repeat 3       # each clip's speeds the median of three runs
     python scripts/bench_e2e.py --live in_off    # fed at camera speed: delay of each score
+    python scripts/bench_e2e.py --threads in_off # each thread's CPU and wait for a core
+
+Threads (Linux): one pipeline run, each thread of this process and of the worker process
+sampled from ``/proc/.../schedstat`` every 20 ms: its CPU time and its time spent runnable
+but waiting for a core, in ms a frame, beside the wall time a frame and the two cores'
+capacity (2 x wall). CPU left unused while a thread waits for a core is time lost to
+scheduling; a thread's CPU over the wall time shows what bounds the pipeline.
 
 Live mode: a thread plays the clip as a camera would, one frame every 1/fps seconds, and keeps
 only the newest (the pipeline drops what it has no time for, as with a real camera). For each
@@ -172,12 +179,19 @@ class PacedClip:
             yield frame
 
 
-def run_live(path: Path) -> dict:
+def calibrated_pipeline(path: Path) -> tuple[dict, Pipeline]:
+    """The clip's truth and a pipeline for it, calibrated from the video, the referee fed the
+    clip's prelude."""
     meta, _ = read_truth(path)
     cal = calibrate_video(path)
     pipe = Pipeline(cal, make_detect(cal), players=tuple(meta["players"]))
     for rec in meta.get("prelude", []):
         pipe.referee.feed(rec)
+    return meta, pipe
+
+
+def run_live(path: Path) -> dict:
+    meta, pipe = calibrated_pipeline(path)
     src = PacedClip(path, meta["fps"])
     scores = []
     processed = 0
@@ -211,6 +225,66 @@ def main_live(paths) -> None:
               f"{'ok' if r['score_ok'] else 'WRONG':>6}", flush=True)
 
 
+def _thread_times(pids: list[int], into: dict) -> None:
+    """Each thread of ``pids``: (process, thread id) -> (name, CPU s, wait for a core s)."""
+    for pid in pids:
+        for task in Path(f"/proc/{pid}/task").glob("*"):
+            try:
+                name = (task / "comm").read_text().strip()
+                run, wait, _ = (task / "schedstat").read_text().split()
+            except (OSError, ValueError):
+                continue  # the thread ended meanwhile
+            into[(pid, task.name)] = (name, int(run) / 1e9, int(wait) / 1e9)
+
+
+def run_threads(path: Path) -> None:
+    """One pipeline run over the clip; prints each thread's CPU and wait, in ms a frame."""
+    import multiprocessing
+    import os
+
+    _, pipe = calibrated_pipeline(path)
+    frames, _, _ = file_frames(path)
+    me = os.getpid()
+    before: dict = {}
+    _thread_times([me], before)
+    seen: dict = {}
+    names: dict[str, str] = {}
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.02):
+            _thread_times([me] + [c.pid for c in multiprocessing.active_children()], seen)
+            names.update({str(t.native_id): t.name for t in threading.enumerate()})
+
+    sampler = threading.Thread(target=sample, name="sampler", daemon=True)
+    sampler.start()
+    t0 = time.perf_counter()
+    n = sum(1 for _ in pipe.run(frames))
+    wall = time.perf_counter() - t0
+    done.set()
+    sampler.join()
+    rows: dict[str, list[float]] = {}
+    for key, (name, run, wait) in seen.items():
+        _, run0, wait0 = before.get(key, (name, 0.0, 0.0))
+        if key[0] != me:
+            label = f"worker: {'main' if key[1] == str(key[0]) else name}"
+        else:  # a thread that Python does not list was started by a library
+            label = names.get(key[1], f"{name} (native)")
+        if label == "sampler":
+            continue
+        row = rows.setdefault(label, [0.0, 0.0])
+        row[0] += run - run0
+        row[1] += wait - wait0
+    print(f"\n{path.stem}: {n} frames, {n / wall:.1f} fps, wall {1e3 * wall / n:.2f} ms a "
+          f"frame, capacity of two cores {2e3 * wall / n:.2f}")
+    print(f"{'thread':<24} {'CPU ms/frame':>13} {'wait for a core':>16}")
+    for label, (run, wait) in sorted(rows.items(), key=lambda kv: -kv[1][0]):
+        if run * 1e3 / n >= 0.05:
+            print(f"{label:<24} {1e3 * run / n:>13.2f} {1e3 * wait / n:>16.2f}")
+    total = sum(r[0] for r in rows.values())
+    print(f"{'all':<24} {1e3 * total / n:>13.2f}")
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("clips", nargs="*")
@@ -219,6 +293,8 @@ def main(argv=None) -> None:
                    help="every stage in this process (not the later ones in a worker process)")
     p.add_argument("--live", action="store_true",
                    help="feed the clip at camera speed and measure each score's delay")
+    p.add_argument("--threads", action="store_true",
+                   help="each thread's CPU and wait for a core, in ms a frame (Linux)")
     p.add_argument("--repeat", type=int, default=1, metavar="N",
                    help="decode and run each clip N times in turns; give the median speeds")
     args = p.parse_args(argv)
@@ -228,6 +304,12 @@ def main(argv=None) -> None:
     paths = [SAMPLES / f"{c}.mp4" for c in args.clips] or sorted(SAMPLES.glob("[!.]*.mp4"))
     if args.live:
         main_live(paths)
+        return
+    if args.threads:
+        if not Path("/proc/self/task").exists():
+            p.error("--threads reads /proc (Linux)")
+        for path in paths:
+            run_threads(path)
         return
     print(f"{'clip':<18} {'size':>10} {'calib s':>8} {'calib mm':>9} {'setup s':>8} "
           f"{'pipeline fps':>13} "

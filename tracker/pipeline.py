@@ -57,7 +57,7 @@ def file_frames(path: str | Path) -> tuple[Iterator[Frame], float, int]:
     fps = info["fps"] or 30.0
 
     def gen() -> Iterator[Frame]:
-        for k, image in enumerate(read_ahead(read_frames(path))):
+        for k, image in enumerate(read_ahead(read_frames(path), name="decode")):
             yield Frame(k, k / fps, image)
 
     return gen(), fps, info["frames"]
@@ -251,7 +251,7 @@ class Pipeline:
             return
         shrunk = ((f, self._shrink(f)) for f in frames)
         if ahead:
-            shrunk = read_ahead(shrunk, depth=2)
+            shrunk = read_ahead(shrunk, depth=2, name="work-image")
         cv_threads = cv2.getNumThreads()
         cv2.setNumThreads(1)
         try:

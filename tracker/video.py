@@ -123,10 +123,11 @@ def read_frames(path: str | os.PathLike, threads: str = "AUTO") -> Iterator[np.n
             raise InputError(f"{path}: video is corrupt part-way through ({exc})") from None
 
 
-def read_ahead(items: Iterator, depth: int = 8) -> Iterator:
-    """The items of ``items`` produced on a thread of their own, up to ``depth`` ahead of the
-    consumer (decoding overlaps the work done on each frame). An exception raised while
-    producing is raised to the consumer; closing the generator stops the thread."""
+def read_ahead(items: Iterator, depth: int = 8, name: str = "read-ahead") -> Iterator:
+    """The items of ``items`` produced on a thread of their own (called ``name``), up to
+    ``depth`` ahead of the consumer (decoding overlaps the work done on each frame). An
+    exception raised while producing is raised to the consumer; closing the generator stops
+    the thread."""
     q: queue.Queue = queue.Queue(maxsize=depth)
     stop = threading.Event()
     done = object()
@@ -155,7 +156,7 @@ def read_ahead(items: Iterator, depth: int = 8) -> Iterator:
             if close is not None:
                 close()
 
-    thread = threading.Thread(target=produce, name="read-ahead", daemon=True)
+    thread = threading.Thread(target=produce, name=name, daemon=True)
     thread.start()
     try:
         while True:

@@ -98,3 +98,10 @@ def test_every_way_of_threading_the_decoder_gives_the_same_frames(tmp_path, thre
     other = list(read_frames(tmp_path / "v.mp4", threads))
     assert len(auto) == len(other) == 12
     assert all(np.array_equal(a, b) for a, b in zip(auto, other))
+
+
+def test_the_producing_thread_bears_the_name_given():
+    def items():
+        yield threading.current_thread().name
+
+    assert list(read_ahead(items(), name="decode")) == ["decode"]
