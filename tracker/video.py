@@ -111,8 +111,8 @@ def probe(path: str | os.PathLike) -> dict:
 def read_frames(path: str | os.PathLike, threads: str = "AUTO") -> Iterator[np.ndarray]:
     """Yields every frame of a video file as BGR uint8 (H, W, 3). ``threads`` is how the
     decoder shares its work between threads: "AUTO" (FFmpeg's choice: whole frames in turn,
-    for H.264), "FRAME" or "SLICE" (the slices of one frame at once; faster where a stream
-    cuts each frame into several, as encoders for live and broadcast pictures do)."""
+    for H.264), "FRAME" or "SLICE" (the slices of one frame at once: faster where a stream
+    cuts each frame into several, as the sample clips' two, slower where it does not)."""
     with _open(path) as container:
         stream = container.streams.video[0]
         stream.thread_type = threads
