@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
             if not cv2.imwrite(str(args.show), draw(image, cal)):
                 raise InputError(f"cannot write {args.show}")
     except InputError as exc:
-        print(f"cueball calibrate: {exc}", file=sys.stderr)
+        print(f"cueball calibrate: error: {exc}", file=sys.stderr)
         return 2
     return 0
 

@@ -1,5 +1,6 @@
 """The command line: help for newcomers, one-line errors and non-zero exits on bad input."""
 
+import os
 import subprocess
 import sys
 
@@ -30,6 +31,18 @@ def test_bad_input_gives_one_line_and_exit_2(args, needle, capsys):
     assert main(args) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and needle in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", ["track", "calibrate"])
+def test_a_file_that_is_not_a_video_is_said_in_one_line_of_our_own(tmp_path, command):
+    bad = tmp_path / "bad.mp4"
+    bad.write_bytes(bytes(range(256)) * 20)
+    r = subprocess.run([sys.executable, "-m", "tracker.cli", command, str(bad)],
+                       capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                       env={k: v for k, v in os.environ.items() if k != "OPENCV_FFMPEG_LOGLEVEL"})
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert lines == [f"cueball {command}: error: cannot open {bad} as a video"], r.stderr
 
 
 def test_simulate_lists_scenarios(capsys):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import os
 import sys
 import threading
 from collections.abc import Iterator, Sequence
@@ -68,6 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # a file that is not a video is said in one line of our own, not with FFmpeg's log
+    # beside it (OpenCV's FFmpeg reader logs its errors to stderr; the variable set before
+    # running keeps them)
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

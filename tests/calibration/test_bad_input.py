@@ -49,7 +49,7 @@ def test_missing_and_corrupt_files(tmp_path):
 def test_command_exit_codes(tmp_path, capsys):
     assert main([str(tmp_path / "missing.png")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("cueball calibrate: no such file") and err.count("\n") == 1
+    assert err.startswith("cueball calibrate: error: no such file") and err.count("\n") == 1
 
 
 def test_command_writes_json_and_overlay(tmp_path):
