@@ -92,10 +92,8 @@ def run_clip(path: Path, overlay: bool, split: bool = True, repeat: int = 1) -> 
 def run_pipeline(path: Path, meta: dict, cal, overlay: bool, split: bool) -> dict:
     """The pipeline made for ``cal`` and run over the clip: its answers and speed."""
     t0 = time.perf_counter()
-    pipe = Pipeline(cal, make_detect(cal), players=tuple(meta["players"]))
+    pipe = clip_pipeline(cal, meta)
     t_setup = time.perf_counter() - t0
-    for rec in meta.get("prelude", []):
-        pipe.referee.feed(rec)
     frames, fps, _ = file_frames(path)
     events, n, states = [], 0, []
     writer = None
@@ -179,15 +177,18 @@ class PacedClip:
             yield frame
 
 
-def calibrated_pipeline(path: Path) -> tuple[dict, Pipeline]:
-    """The clip's truth and a pipeline for it, calibrated from the video, the referee fed the
-    clip's prelude."""
-    meta, _ = read_truth(path)
-    cal = calibrate_video(path)
+def clip_pipeline(cal, meta: dict) -> Pipeline:
+    """A pipeline made for ``cal``, its referee fed the clip's prelude (truth ``meta``)."""
     pipe = Pipeline(cal, make_detect(cal), players=tuple(meta["players"]))
     for rec in meta.get("prelude", []):
         pipe.referee.feed(rec)
-    return meta, pipe
+    return pipe
+
+
+def calibrated_pipeline(path: Path) -> tuple[dict, Pipeline]:
+    """The clip's truth and a pipeline for it, calibrated from the video."""
+    meta, _ = read_truth(path)
+    return meta, clip_pipeline(calibrate_video(path), meta)
 
 
 def run_live(path: Path) -> dict:
