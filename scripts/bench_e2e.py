@@ -20,12 +20,21 @@ from one run to the next; the answers are the first run's).
     python scripts/bench_e2e.py --repeat 3       # each clip's speeds the median of three runs
     python scripts/bench_e2e.py --live in_off    # fed at camera speed: delay of each score
     python scripts/bench_e2e.py --threads in_off # each thread's CPU and wait for a core
+    python scripts/bench_e2e.py --given in_off   # the speed the stages after detection allow
 
 Threads (Linux): one pipeline run, each thread of this process and of the worker process
 sampled from ``/proc/.../schedstat`` every 20 ms: its CPU time and its time spent runnable
 but waiting for a core, in ms a frame, beside the wall time a frame and the two cores'
 capacity (2 x wall). CPU left unused while a thread waits for a core is time lost to
 scheduling; a thread's CPU over the wall time shows what bounds the pipeline.
+
+Given detections (``--given``): each frame's answer of the detection stages (work image,
+candidates and refinement) is found first, alone on one thread (``detect fps``: frames a
+second of those stages alone, the frames decoded beforehand); then the pipeline is run again
+with those answers handed out in place of the detection stages (``given fps``), everything
+else as it is: decoding, the camera check, colour, tracking, shots and the referee in their
+worker process. ``given fps`` over decode-only fps is the share the pipeline could reach were
+detection to cost nothing; the real run's speed beside it.
 
 Live mode: a thread plays the clip as a camera would, one frame every 1/fps seconds, and keeps
 only the newest (the pipeline drops what it has no time for, as with a real camera). For each
@@ -42,6 +51,7 @@ import threading
 import time
 from pathlib import Path
 
+import cv2
 import numpy as np
 from bench_track import score  # the same identity-switch count as the tracker benchmark
 
@@ -177,6 +187,59 @@ class PacedClip:
             yield frame
 
 
+def found_beforehand(path: Path, cal, meta: dict) -> tuple[list, float]:
+    """Each frame's answer of the detection stages of a pipeline made for ``cal``, and those
+    stages' frames a second alone on this thread (decoding not counted)."""
+    shrink, find, _ = clip_pipeline(cal, meta).detect.stages
+    answers, spent = [], 0.0
+    cv_threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)  # as ``Pipeline.run`` has it
+    try:
+        for image in read_frames(path):
+            t0 = time.perf_counter()
+            answers.append(find(image, shrink(image)))
+            spent += time.perf_counter() - t0
+    finally:
+        cv2.setNumThreads(cv_threads)
+    return answers, len(answers) / spent
+
+
+def given_fps(path: Path, cal, meta: dict, answers: list) -> float:
+    """Frames a second of the pipeline over the clip with the detection stages' ``answers``
+    handed out in their place (no work image made, nothing looked for)."""
+    pipe = clip_pipeline(cal, meta)
+    classify = pipe.detect.stages[2]
+    handed = iter(answers)
+    pipe.detect.stages = (lambda image: None, lambda image, shrunk=None: next(handed), classify)
+    frames, _, _ = file_frames(path)
+    t0 = time.perf_counter()
+    n = sum(1 for _ in pipe.run(frames))
+    pipe.finish()
+    return n / (time.perf_counter() - t0)
+
+
+def main_given(paths: list[Path], repeat: int) -> None:
+    print(f"{'clip':<18} {'size':>10} {'detect fps':>11} {'pipeline fps':>13} {'given fps':>10} "
+          f"{'decode fps':>11} {'share':>6} {'given share':>12}")
+    for path in paths:
+        try:
+            meta, _ = read_truth(path)
+            cal = calibrate_video(path)
+            answers, detect = found_beforehand(path, cal, meta)
+        except InputError as exc:
+            print(f"{path.stem:<18} failed: {exc}", flush=True)
+            continue
+        runs = []
+        for _ in range(repeat):  # in turns, as ``run_clip`` takes them
+            decode = decode_fps(path)
+            whole = run_pipeline(path, meta, cal, overlay=False, split=True)["fps"]
+            runs.append((whole, given_fps(path, cal, meta, answers), decode))
+        whole, given, decode = (float(np.median(v)) for v in zip(*runs))
+        print(f"{path.stem:<18} {'x'.join(map(str, meta['image_size'])):>10} {detect:>11.1f} "
+              f"{whole:>13.1f} {given:>10.1f} {decode:>11.1f} {whole / decode:>6.2f} "
+              f"{given / decode:>12.2f}", flush=True)
+
+
 def clip_pipeline(cal, meta: dict) -> Pipeline:
     """A pipeline made for ``cal``, its referee fed the clip's prelude (truth ``meta``)."""
     pipe = Pipeline(cal, make_detect(cal), players=tuple(meta["players"]))
@@ -296,6 +359,9 @@ def main(argv=None) -> None:
                    help="feed the clip at camera speed and measure each score's delay")
     p.add_argument("--threads", action="store_true",
                    help="each thread's CPU and wait for a core, in ms a frame (Linux)")
+    p.add_argument("--given", action="store_true",
+                   help="also run with each frame's detections found beforehand: the speed "
+                        "the stages after detection allow")
     p.add_argument("--repeat", type=int, default=1, metavar="N",
                    help="decode and run each clip N times in turns; give the median speeds")
     args = p.parse_args(argv)
@@ -305,6 +371,9 @@ def main(argv=None) -> None:
     paths = [SAMPLES / f"{c}.mp4" for c in args.clips] or sorted(SAMPLES.glob("[!.]*.mp4"))
     if args.live:
         main_live(paths)
+        return
+    if args.given:
+        main_given(paths, args.repeat)
         return
     if args.threads:
         if not Path("/proc/self/task").exists():

@@ -100,6 +100,23 @@ def test_every_way_of_threading_the_decoder_gives_the_same_frames(tmp_path, thre
     assert all(np.array_equal(a, b) for a, b in zip(auto, other))
 
 
+def test_one_converter_for_every_frame_gives_what_each_frame_s_own_gives(tmp_path):
+    import av
+
+    frames = [np.tile(f, (4, 8, 1)) for f in _frames(12)]
+    with VideoWriter(tmp_path / "v.mp4", (512, 256), 25, crf=10) as w:
+        for f in frames:
+            w.write(f)
+    with av.open(str(tmp_path / "v.mp4")) as container:
+        own = [f.to_ndarray(format="bgr24") for f in container.decode(video=0)]
+    shared = list(read_frames(tmp_path / "v.mp4"))
+    assert len(shared) == len(own) == 12
+    assert all(np.array_equal(a, b) for a, b in zip(own, shared))
+    # each frame its own array, not one buffer written over
+    assert not np.shares_memory(shared[0], shared[1])
+    assert not np.array_equal(shared[0], shared[6])
+
+
 def test_the_producing_thread_bears_the_name_given():
     def items():
         yield threading.current_thread().name
