@@ -117,7 +117,7 @@ def read_frames(path: str | os.PathLike, threads: str = "AUTO") -> Iterator[np.n
 
     One converter to BGR serves every frame, on the decoding thread alone: a frame's own
     (``frame.to_ndarray(format=...)``) is made for that frame, its tables and threads set up
-    and torn down each time, which costs more than the conversion itself."""
+    and torn down each time (decode-only took about a third more CPU a frame with it)."""
     with _open(path) as container:
         stream = container.streams.video[0]
         stream.thread_type = threads
