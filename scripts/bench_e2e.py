@@ -189,10 +189,10 @@ class PacedClip:
             yield frame
 
 
-def found_beforehand(path: Path, cal, meta: dict) -> tuple[list, float]:
-    """Each frame's answer of the detection stages of a pipeline made for ``cal``, and those
-    stages' frames a second alone on this thread (decoding not counted)."""
-    shrink, find, _ = clip_pipeline(cal, meta).detect.stages
+def found_beforehand(path: Path, cal) -> tuple[list, float]:
+    """Each frame's answer of the detection stages made for ``cal``, and those stages' frames
+    a second alone on this thread (decoding not counted)."""
+    shrink, find, _ = make_detect(cal).stages
     answers, spent = [], 0.0
     cv_threads = cv2.getNumThreads()
     cv2.setNumThreads(1)  # as ``Pipeline.run`` has it
@@ -227,7 +227,7 @@ def main_given(paths: list[Path], repeat: int) -> None:
         try:
             meta, _ = read_truth(path)
             cal = calibrate_video(path)
-            answers, detect = found_beforehand(path, cal, meta)
+            answers, detect = found_beforehand(path, cal)
         except InputError as exc:
             print(f"{path.stem:<18} failed: {exc}", flush=True)
             continue
@@ -357,7 +357,7 @@ def run_threads(path: Path) -> None:
         if run * 1e3 / n >= 0.05 and label != "sampler":
             print(f"{label:<24} {1e3 * run / n:>13.2f} {1e3 * wait / n:>16.2f}")
     total = sum(r[0] for r in rows.values())
-    sampler_cpu = sum(r[0] for r in (rows.get("sampler"),) if r is not None)
+    sampler_cpu = rows.get("sampler", [0.0])[0]
     # threads that began and ended between two samples (a library's short-lived helpers)
     unseen = cpu - total - sampler_cpu
     if unseen * 1e3 / n >= 0.05:
