@@ -947,9 +947,10 @@ class BallDetector:
         found = self._look(frame, small, prep, window, region)
         if found is None:
             # something changed reaches out of the window (an arm from beyond the table): what
-            # changed, looked at in the whole picture, which cuts nothing
+            # changed, looked at in the whole picture, which cuts nothing (the window's boxes
+            # were cut: the whole picture searched at once)
             window = (0, 0, small.shape[1], small.shape[0])
-            found = self._look(frame, small, prep, window, region)
+            found = self._look(frame, small, prep, window, region, in_boxes=False)
         new, kept, claimed = found
         self._seen_sum = None
         if kept is None:
@@ -1042,15 +1043,16 @@ class BallDetector:
         return max(x - m, 0), max(y - m, 0), min(x + bw + m, ww), min(y + bh + m, hh)
 
     def _look(self, frame: np.ndarray, small: np.ndarray, prep: _Frame,
-              window: tuple[int, int, int, int], region: np.ndarray | None):
+              window: tuple[int, int, int, int], region: np.ndarray | None, in_boxes: bool = True):
         """Balls in the work-image ``window`` (in the blobs that meet ``region``, or all):
         (Detections, the balls of the last answer that stand (None without a ``region``), the
         window's (h, w) bool of what was looked at), or None when a blob to be looked at is cut
-        by the window."""
+        by the window. Without ``in_boxes`` the changed blobs are searched in the whole window at
+        once (see ``_changed_blobs``)."""
         cfg = self.config
         x0, y0 = prep.roi[:2]
         f = prep.grid["factor"]
-        found = self._candidates(small, prep, window, region)
+        found = self._candidates(small, prep, window, region, in_boxes)
         if found is None:
             return None
         centres_w, claimed, streak = found
@@ -1115,7 +1117,7 @@ class BallDetector:
         return self.geometry.radius_px(mm) * self.radius_scale
 
     def _candidates(self, small: np.ndarray, prep: _Frame, window: tuple[int, int, int, int],
-                    region: np.ndarray | None):
+                    region: np.ndarray | None, in_boxes: bool = True):
         """Ball candidates (K, 2) in work-image px in the work-image ``window`` (x0, y0, x1, y1)
         of the work image ``small``, with the window's (h, w) bool of what was looked at and
         which candidates (K,) are the middle of a ball's blur streak. With
@@ -1134,7 +1136,7 @@ class BallDetector:
             blobs = [(part, i, rb) for i, rb in zip(range(1, n), r_blob)]
         else:
             meets = region[sub] > 0
-            blobs = self._changed_blobs(small, prep, window, region)
+            blobs = self._changed_blobs(small, prep, window, region, in_boxes)
             if blobs is None:
                 return None
             claimed = meets.copy()
@@ -1214,14 +1216,15 @@ class BallDetector:
         return part
 
     def _changed_blobs(self, small: np.ndarray, prep: _Frame, window: tuple[int, int, int, int],
-                       region: np.ndarray) -> list | None:
+                       region: np.ndarray, in_boxes: bool = True) -> list | None:
         """The blobs of ``window`` that meet ``region``, as (pieces, label, predicted radius in
         work px) in the order a search of the whole window labels them, or None when one of
         them is cut by the window's edge.
 
         Each cluster of change is searched in a box around it (the window spans every change
         on the table, mostly cloth between them); a box whose blobs come near its edge inside
-        the window is grown, and at last the whole window searched. The boxes' origins are an
+        the window is grown, and at last the whole window searched (at once without
+        ``in_boxes``: where the boxes were seen to be cut before). The boxes' origins are an
         even number of pixels from the window's, so that their blobs are labelled in the
         window's order (labels follow the first 2 x 2 block of each blob)."""
         g = prep.grid
@@ -1233,7 +1236,7 @@ class BallDetector:
         nb, _, cstats, _ = _components(coarse)
         boxes = [(wx0 + 4 * x - 4, wy0 + 4 * y - 4, wx0 + 4 * (x + w) + 4, wy0 + 4 * (y + h) + 4)
                  for x, y, w, h, _ in cstats[1:]]
-        for attempt in range(3):
+        for attempt in range(3 if in_boxes else 0):
             boxes = _merged([_grown(b, grow * (1 + 3 * attempt), window) for b in boxes])
             if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in boxes) >= 0.8 * (
                     (wx1 - wx0) * (wy1 - wy0)):
