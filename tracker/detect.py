@@ -670,6 +670,24 @@ def _lone_shaped(area, width, height, r):
     return (area <= 1.15 * (np.pi * r * r)) & (np.maximum(width, height) <= 2.3 * r)
 
 
+def _held(spans: np.ndarray, boxes: list[tuple[int, int, int, int]], margin: int,
+          size: tuple[int, int]) -> bool:
+    """Whether each of the work-image ``spans`` (K, 4: x, y, w, h) lies in one of ``boxes``
+    (x0, y0, x1, y1) at least ``margin`` px in from its edges inside the picture of ``size``
+    (w, h), as ``_changed_blobs`` asks of a box's blobs."""
+    if not len(spans):
+        return True
+    if not boxes:
+        return False
+    b = np.array(boxes)
+    lo = np.where(b[:, :2] > 0, b[:, :2] + margin, 0)
+    hi = np.where(b[:, 2:] < size, b[:, 2:] - margin, size)
+    x0, y0, x1, y1 = (spans[:, 0, None], spans[:, 1, None], (spans[:, 0] + spans[:, 2])[:, None],
+                      (spans[:, 1] + spans[:, 3])[:, None])
+    inside = (x0 >= lo[:, 0]) & (y0 >= lo[:, 1]) & (x1 <= hi[:, 0]) & (y1 <= hi[:, 1])
+    return bool(inside.any(1).all())
+
+
 def _first_block(part: _Pieces, i: int) -> tuple[int, int]:
     """The (row, column) of the first 2 x 2 block of the window's pixels that blob ``i`` of
     ``part`` meets (the order connected-component labelling numbers blobs in)."""
@@ -755,6 +773,9 @@ class BallDetector:
         self._swing = 0.0
         # the picture's brightness over ``_seen``'s, as the last change search measured it
         self._gain = 1.0
+        # how many frames in a row the changes searched in boxes were cut by them
+        # (``_changed_blobs``)
+        self._boxes_cut = 0
         # what depends on the camera alone is made now, not while the first frame waits (and
         # OpenCV's tables for 8-bit Lab, made on their first use)
         self._blob_setup(self._prepare(*calibration.image_size))
@@ -778,6 +799,7 @@ class BallDetector:
         self._seen_sum = self._seen_most = None
         self._swing = 0.0
         self._gain = 1.0
+        self._boxes_cut = 0
 
     # -- precomputation -------------------------------------------------------------------------
     def _prepare(self, w: int, h: int) -> _Frame:
@@ -947,8 +969,8 @@ class BallDetector:
         found = self._look(frame, small, prep, window, region)
         if found is None:
             # something changed reaches out of the window (an arm from beyond the table): what
-            # changed, looked at in the whole picture, which cuts nothing (the window's boxes
-            # were cut: the whole picture searched at once)
+            # changed, looked at in the whole picture, which cuts nothing (at once: its boxes
+            # would be cut as the window's were)
             window = (0, 0, small.shape[1], small.shape[0])
             found = self._look(frame, small, prep, window, region, in_boxes=False)
         new, kept, claimed = found
@@ -1223,10 +1245,12 @@ class BallDetector:
 
         Each cluster of change is searched in a box around it (the window spans every change
         on the table, mostly cloth between them); a box whose blobs come near its edge inside
-        the window is grown, and at last the whole window searched (at once without
-        ``in_boxes``: where the boxes were seen to be cut before). The boxes' origins are an
+        the window is grown, and at last the whole window searched. The boxes' origins are an
         even number of pixels from the window's, so that their blobs are labelled in the
-        window's order (labels follow the first 2 x 2 block of each blob)."""
+        window's order (labels follow the first 2 x 2 block of each blob): the answer is the
+        same either way, and the whole window is searched at once without ``in_boxes``, or
+        where the first boxes would not have held what was looked at on the last two frames
+        (a player beside the table, whose blob reaches out of any box round what changed)."""
         g = prep.grid
         wx0, wy0, wx1, wy1 = window
         full_h, full_w = prep.mask.shape
@@ -1236,7 +1260,8 @@ class BallDetector:
         nb, _, cstats, _ = _components(coarse)
         boxes = [(wx0 + 4 * x - 4, wy0 + 4 * y - 4, wx0 + 4 * (x + w) + 4, wy0 + 4 * (y + h) + 4)
                  for x, y, w, h, _ in cstats[1:]]
-        for attempt in range(3 if in_boxes else 0):
+        first = _merged([_grown(b, grow, window) for b in boxes])
+        for attempt in range(3 if in_boxes and self._boxes_cut < 2 else 0):
             boxes = _merged([_grown(b, grow * (1 + 3 * attempt), window) for b in boxes])
             if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in boxes) >= 0.8 * (
                     (wx1 - wx0) * (wy1 - wy0)):
@@ -1258,12 +1283,23 @@ class BallDetector:
                     continue
                 blobs.extend((part, int(i)) for i in np.flatnonzero(look))
             if not cut:
+                self._boxes_cut = 0
                 # in the order of each blob's first 2 x 2 block in the window
                 blobs.sort(key=lambda b: _first_block(*b))
                 radii = [self._blob_radii(part, [i], prep)[0] for part, i in blobs]
                 return [(part, i, r) for (part, i), r in zip(blobs, radii)]
         part = self._pieces(small, prep, window, window, always_whole=False)
         look, sel = _looked_at(part, region[wy0:wy1, wx0:wx1] > 0)
+        if in_boxes:
+            # whether the first boxes would have held what is looked at: after two frames in a
+            # row where they would not (a player beside the table), the window is searched at
+            # once (the same answer as its boxes give; only the time differs)
+            spans = part.stats[look, :4] if sel is None else np.concatenate(
+                [part.stats[look, :4], part.wstats[sel, :4]])
+            cut = sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in first) < 0.8 * (
+                (wx1 - wx0) * (wy1 - wy0)) and not _held(spans + [wx0, wy0, 0, 0], first, m,
+                                                        (full_w, full_h))
+            self._boxes_cut = self._boxes_cut + 1 if cut else 0
         # the whole blobs of what is looked at must lie inside the window
         comp, sel = (part.labels, look) if sel is None else (part.whole, sel)
         if _cut(comp, sel, window, (full_w, full_h)):
