@@ -688,6 +688,14 @@ def _held(spans: np.ndarray, boxes: list[tuple[int, int, int, int]], margin: int
     return bool(inside.any(1).all())
 
 
+def _span(spans: np.ndarray) -> tuple[int, int, int, int] | None:
+    """The box (x0, y0, x1, y1) round the ``spans`` (K, 4: x, y, w, h), or None for none."""
+    if not len(spans):
+        return None
+    return (int(spans[:, 0].min()), int(spans[:, 1].min()), int((spans[:, 0] + spans[:, 2]).max()),
+            int((spans[:, 1] + spans[:, 3]).max()))
+
+
 def _first_block(part: _Pieces, i: int) -> tuple[int, int]:
     """The (row, column) of the first 2 x 2 block of the window's pixels that blob ``i`` of
     ``part`` meets (the order connected-component labelling numbers blobs in)."""
@@ -773,9 +781,11 @@ class BallDetector:
         self._swing = 0.0
         # the picture's brightness over ``_seen``'s, as the last change search measured it
         self._gain = 1.0
-        # how many frames in a row the changes searched in boxes were cut by them
-        # (``_changed_blobs``)
+        # how many frames in a row the changes searched in boxes were cut by them, and the box
+        # (x0, y0, x1, y1) round what the last search of the whole picture after a cut window
+        # held (``_changed_blobs``)
         self._boxes_cut = 0
+        self._reach: tuple[int, int, int, int] | None = None
         # what depends on the camera alone is made now, not while the first frame waits (and
         # OpenCV's tables for 8-bit Lab, made on their first use)
         self._blob_setup(self._prepare(*calibration.image_size))
@@ -800,6 +810,7 @@ class BallDetector:
         self._swing = 0.0
         self._gain = 1.0
         self._boxes_cut = 0
+        self._reach = None
 
     # -- precomputation -------------------------------------------------------------------------
     def _prepare(self, w: int, h: int) -> _Frame:
@@ -967,10 +978,13 @@ class BallDetector:
                 return self._last
             window = self._window(region, prep)
         found = self._look(frame, small, prep, window, region)
-        if found is None:
+        if found is not None:
+            self._reach = None
+        else:
             # something changed reaches out of the window (an arm from beyond the table): what
-            # changed, looked at in the whole picture, which cuts nothing (at once: its boxes
-            # would be cut as the window's were)
+            # changed, looked at in the whole picture, which cuts nothing (at once, its boxes
+            # cut as the window's were, or in one box more round what the frame before's
+            # search of the whole picture held: a player beside the table)
             window = (0, 0, small.shape[1], small.shape[0])
             found = self._look(frame, small, prep, window, region, in_boxes=False)
         new, kept, claimed = found
@@ -1261,7 +1275,13 @@ class BallDetector:
         boxes = [(wx0 + 4 * x - 4, wy0 + 4 * y - 4, wx0 + 4 * (x + w) + 4, wy0 + 4 * (y + h) + 4)
                  for x, y, w, h, _ in cstats[1:]]
         first = _merged([_grown(b, grow, window) for b in boxes])
-        for attempt in range(3 if in_boxes and self._boxes_cut < 2 else 0):
+        if in_boxes:
+            tries = 3 if self._boxes_cut < 2 else 0
+        else:  # one try, with a box round what the last such search held, if any
+            tries = 1 if self._reach is not None else 0
+            boxes = boxes + [self._reach] * tries
+        held = []
+        for attempt in range(tries):
             boxes = _merged([_grown(b, grow * (1 + 3 * attempt), window) for b in boxes])
             if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in boxes) >= 0.8 * (
                     (wx1 - wx0) * (wy1 - wy0)):
@@ -1281,21 +1301,27 @@ class BallDetector:
                 if not inside.all():
                     cut.append(box)
                     continue
+                held.append(spans + [x0, y0, 0, 0])
                 blobs.extend((part, int(i)) for i in np.flatnonzero(look))
             if not cut:
-                self._boxes_cut = 0
+                if in_boxes:
+                    self._boxes_cut = 0
+                else:
+                    self._reach = _span(np.concatenate(held))
                 # in the order of each blob's first 2 x 2 block in the window
                 blobs.sort(key=lambda b: _first_block(*b))
                 radii = [self._blob_radii(part, [i], prep)[0] for part, i in blobs]
                 return [(part, i, r) for (part, i), r in zip(blobs, radii)]
         part = self._pieces(small, prep, window, window, always_whole=False)
         look, sel = _looked_at(part, region[wy0:wy1, wx0:wx1] > 0)
-        if in_boxes:
+        spans = part.stats[look, :4] if sel is None else np.concatenate(
+            [part.stats[look, :4], part.wstats[sel, :4]])
+        if not in_boxes:
+            self._reach = _span(spans + [wx0, wy0, 0, 0])
+        else:
             # whether the first boxes would have held what is looked at: after two frames in a
             # row where they would not (a player beside the table), the window is searched at
             # once (the same answer as its boxes give; only the time differs)
-            spans = part.stats[look, :4] if sel is None else np.concatenate(
-                [part.stats[look, :4], part.wstats[sel, :4]])
             cut = sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in first) < 0.8 * (
                 (wx1 - wx0) * (wy1 - wy0)) and not _held(spans + [wx0, wy0, 0, 0], first, m,
                                                         (full_w, full_h))

@@ -561,18 +561,21 @@ def test_changes_searched_at_once_after_boxes_were_cut_find_what_the_boxes_find(
     """The sample clip ``in_off`` (the player's arm over the table, the white and a red rolling
     into pockets): where the boxes round what changed were cut by the arm's blob on the two
     frames before, or a window cut it and the whole picture is looked at, the window is
-    searched at once rather than box by box, and every frame's detections are the very same
-    as the boxes' search gives."""
+    searched at once rather than box by box (or, in the whole picture, in one box more round
+    what the frame before's search of the whole picture held), and every frame's detections
+    are the very same as the boxes' search gives."""
     clip = Path(__file__).resolve().parents[2] / "sample_videos" / "in_off.mp4"
     meta, _ = read_truth(clip)
     cal = Calibration.from_camera(Camera.from_dict(meta["camera"]))
     at_once, boxed = BallDetector(cal), BallDetector(cal)
     changed_blobs = BallDetector._changed_blobs
-    skipped, pictures = [], []
+    skipped, pictures, reached = [], [], []
 
     def counted(self, small, prep, window, region, in_boxes=True):
         if self is at_once and (not in_boxes or self._boxes_cut >= 2):
             (skipped if in_boxes else pictures).append(k)
+            if not in_boxes and self._reach is not None:
+                reached.append(k)
         return changed_blobs(self, small, prep, window, region, in_boxes)
 
     def always_boxes(self, small, prep, window, region, in_boxes=True):
@@ -588,7 +591,7 @@ def test_changes_searched_at_once_after_boxes_were_cut_find_what_the_boxes_find(
         for name in ("xy_px", "r_px", "confidence", "xy_mm", "lab"):
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name),
                                           err_msg=f"frame {k}: {name}")
-    assert len(skipped) >= 20 and len(pictures) >= 5, (skipped, pictures)
+    assert len(skipped) >= 20 and len(pictures) >= 5 and reached, (skipped, pictures, reached)
 
 
 def test_the_cloth_is_relearnt_on_a_thread_of_its_own_and_the_answers_do_not_hang_on_it(
