@@ -670,6 +670,14 @@ def _lone_shaped(area, width, height, r):
     return (area <= 1.15 * (np.pi * r * r)) & (np.maximum(width, height) <= 2.3 * r)
 
 
+def _most_of(boxes: list[tuple[int, int, int, int]], window: tuple[int, int, int, int]) -> bool:
+    """Whether ``boxes`` (x0, y0, x1, y1) cover 80 % of ``window``'s area or more (as well
+    search the window)."""
+    wx0, wy0, wx1, wy1 = window
+    return sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in boxes) >= 0.8 * (
+        (wx1 - wx0) * (wy1 - wy0))
+
+
 def _held(spans: np.ndarray, boxes: list[tuple[int, int, int, int]], margin: int,
           size: tuple[int, int]) -> bool:
     """Whether each of the work-image ``spans`` (K, 4: x, y, w, h) lies in one of ``boxes``
@@ -1083,8 +1091,8 @@ class BallDetector:
         """Balls in the work-image ``window`` (in the blobs that meet ``region``, or all):
         (Detections, the balls of the last answer that stand (None without a ``region``), the
         window's (h, w) bool of what was looked at), or None when a blob to be looked at is cut
-        by the window. Without ``in_boxes`` the changed blobs are searched in the whole window at
-        once (see ``_changed_blobs``)."""
+        by the window. ``in_boxes`` False: the window is the whole picture after a window that
+        was cut (see ``_changed_blobs``)."""
         cfg = self.config
         x0, y0 = prep.roi[:2]
         f = prep.grid["factor"]
@@ -1262,9 +1270,11 @@ class BallDetector:
         the window is grown, and at last the whole window searched. The boxes' origins are an
         even number of pixels from the window's, so that their blobs are labelled in the
         window's order (labels follow the first 2 x 2 block of each blob): the answer is the
-        same either way, and the whole window is searched at once without ``in_boxes``, or
-        where the first boxes would not have held what was looked at on the last two frames
-        (a player beside the table, whose blob reaches out of any box round what changed)."""
+        same either way. The whole window is searched at once where the first boxes would not
+        have held what was looked at on the last two frames (a player beside the table, whose
+        blob reaches out of any box round what changed). Without ``in_boxes`` (the whole
+        picture, after a window was cut) the boxes are tried once, with one more round what
+        the last such search held (the player, who moves little from frame to frame)."""
         g = prep.grid
         wx0, wy0, wx1, wy1 = window
         full_h, full_w = prep.mask.shape
@@ -1283,8 +1293,7 @@ class BallDetector:
         held = []
         for attempt in range(tries):
             boxes = _merged([_grown(b, grow * (1 + 3 * attempt), window) for b in boxes])
-            if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in boxes) >= 0.8 * (
-                    (wx1 - wx0) * (wy1 - wy0)):
+            if _most_of(boxes, window):
                 break  # as well search the window
             blobs, cut = [], []
             for box in boxes:
@@ -1322,9 +1331,8 @@ class BallDetector:
             # whether the first boxes would have held what is looked at: after two frames in a
             # row where they would not (a player beside the table), the window is searched at
             # once (the same answer as its boxes give; only the time differs)
-            cut = sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in first) < 0.8 * (
-                (wx1 - wx0) * (wy1 - wy0)) and not _held(spans + [wx0, wy0, 0, 0], first, m,
-                                                        (full_w, full_h))
+            cut = not _most_of(first, window) and not _held(spans + [wx0, wy0, 0, 0], first, m,
+                                                            (full_w, full_h))
             self._boxes_cut = self._boxes_cut + 1 if cut else 0
         # the whole blobs of what is looked at must lie inside the window
         comp, sel = (part.labels, look) if sel is None else (part.whole, sel)
