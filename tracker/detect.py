@@ -1284,8 +1284,8 @@ class BallDetector:
         nb, _, cstats, _ = _components(coarse)
         boxes = [(wx0 + 4 * x - 4, wy0 + 4 * y - 4, wx0 + 4 * (x + w) + 4, wy0 + 4 * (y + h) + 4)
                  for x, y, w, h, _ in cstats[1:]]
-        first = _merged([_grown(b, grow, window) for b in boxes])
         if in_boxes:
+            first = _merged([_grown(b, grow, window) for b in boxes])
             tries = 3 if self._boxes_cut < 2 else 0
         else:  # one try, with a box round what the last such search held, if any
             tries = 1 if self._reach is not None else 0
@@ -1299,18 +1299,13 @@ class BallDetector:
             for box in boxes:
                 part = self._pieces(small, prep, box, window, always_whole=True)
                 x0, y0, x1, y1 = box
-                lo_x, lo_y = (x0 + m if x0 > 0 else 0), (y0 + m if y0 > 0 else 0)
-                hi_x, hi_y = (x1 - m if x1 < full_w else full_w), (y1 - m if y1 < full_h
-                                                                   else full_h)
                 look, sel = _looked_at(part, region[y0:y1, x0:x1] > 0)
                 spans = np.concatenate([part.stats[look, :4], part.wstats[sel, :4]])
-                inside = ((x0 + spans[:, 0] >= lo_x) & (y0 + spans[:, 1] >= lo_y)
-                          & (x0 + spans[:, 0] + spans[:, 2] <= hi_x)
-                          & (y0 + spans[:, 1] + spans[:, 3] <= hi_y))
-                if not inside.all():
+                spans += [x0, y0, 0, 0]
+                if not _held(spans, [box], m, (full_w, full_h)):
                     cut.append(box)
                     continue
-                held.append(spans + [x0, y0, 0, 0])
+                held.append(spans)
                 blobs.extend((part, int(i)) for i in np.flatnonzero(look))
             if not cut:
                 if in_boxes:
