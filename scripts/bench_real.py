@@ -10,7 +10,10 @@ colour, tracking, shots) and scored two ways:
    least 80 % of the frames are right.
 2. Task2 pots: whether a ball was potted, its colour and its pocket in the IMAGE numbering
    (1 top left, 2 top right, 3 bottom left, 4 bottom right, 5 middle left, 6 middle right),
-   worked out from where the calibration puts each pocket in the image.
+   worked out from where the calibration puts each pocket in the image; and whether the
+   events hold a contact of the potted ball at or before its pot (a ball is potted only when
+   something hit it: a check without labels on the contacts, which the referee's first
+   contact comes from).
 3. Speed: frames per second of the whole run (calibration excluded), decoding included.
 
 Usage: python scripts/bench_real.py [--clips 1 2 3] [--realdata DIR] [--verbose]
@@ -193,15 +196,30 @@ def track_boxes(run: Run, track_id: str | None, first_box: np.ndarray) -> np.nda
     return boxes
 
 
-def pot_answer(run: Run) -> tuple[bool, int | None, str | None]:
-    """(potted, image pocket number, colour) of the clip's pot: the first ball other than the
-    white that was potted (the white when it alone went in)."""
+def the_pot(run: Run) -> dict | None:
+    """The clip's pot event: the first ball other than the white that was potted (the white
+    when it alone went in), or None."""
     pots = [e for e in run.events if e["type"] == "pot"]
     colours = [e for e in pots if e["class"] != "white"] or pots
-    if not colours:
+    return colours[0] if colours else None
+
+
+def pot_answer(run: Run) -> tuple[bool, int | None, str | None]:
+    """(potted, image pocket number, colour) of the clip's pot (``the_pot``)."""
+    e = the_pot(run)
+    if e is None:
         return False, None, None
-    e = colours[0]
     return True, run.pocket_number.get(e["pocket"]), e["class"]
+
+
+def pot_hit(run: Run) -> bool | None:
+    """Whether the events hold a contact of the potted ball at or before its pot (None when
+    nothing was potted)."""
+    e = the_pot(run)
+    if e is None:
+        return None
+    return any(c["type"] == "contact" and e["ball"] in c["balls"] and c["t"] <= e["t"] + 1e-9
+               for c in run.events)
 
 
 # -- tables ---------------------------------------------------------------------------------------
@@ -232,6 +250,7 @@ def evaluate(root: Path, n: int, verbose: bool = False) -> dict:
             print(f"  clip {n} ball {k} ({track_id}): wrong frames {_ranges(bad)}")
     truth2 = read_task2_truth(root / "Task2" / "ground-truth" / f"{n}_gt.txt")
     out["task2"] = (truth2, pot_answer(run))
+    out["hit"] = pot_hit(run)
     if verbose:
         for e in run.events:
             if e["type"] in ("pot", "off_table", "relabel", "respot", "white_placed"):
@@ -290,9 +309,10 @@ def main(argv=None) -> int:
 
     print("\n## Task2 pots (image pockets: 1 top left, 2 top right, 3 bottom left, "
           "4 bottom right, 5 middle left, 6 middle right)\n")
-    print("| clip | truth | answer | potted | pocket | colour | all |")
-    print("|-----:|:------|:-------|:------:|:------:|:------:|:---:|")
+    print("| clip | truth | answer | potted | pocket | colour | all | hit |")
+    print("|-----:|:------|:-------|:------:|:------:|:------:|:---:|:---:|")
     right = np.zeros(4, int)
+    hits = [r["hit"] for r in results if r.get("hit") is not None]
     for r in results:
         if "error" in r:
             print(f"| {r['clip']:>4} | calibration failed |")
@@ -302,10 +322,12 @@ def main(argv=None) -> int:
         ok.append(all(ok))
         right += ok
         mark = ["ok" if v else "WRONG" for v in ok]
+        hit = {None: "-", True: "yes", False: "NO"}[r["hit"]]
         print(f"| {r['clip']:>4} | {_fmt_pot(truth):<12} | {_fmt_pot(ans):<12} | "
-              f"{mark[0]:^6} | {mark[1]:^6} | {mark[2]:^6} | {mark[3]:^3} |")
+              f"{mark[0]:^6} | {mark[1]:^6} | {mark[2]:^6} | {mark[3]:^3} | {hit:^3} |")
     print(f"\npotted right {right[0]}/{n}, pocket {right[1]}/{n}, colour {right[2]}/{n}, "
-          f"all three {right[3]}/{n}")
+          f"all three {right[3]}/{n}; the potted ball's contact found on {sum(hits)} of "
+          f"{len(hits)} pots")
 
     fps = [r["fps"] for r in results if "error" not in r]
     cal = [r["calib_s"] for r in results if "error" not in r]

@@ -389,20 +389,23 @@ class ShotTracker:
             self._shot.history.append(self._recent[-1])
         shot = self._shot
         shot.classes.update(zip(map(str, ids), state.class_names))
+        struck = []
         for e in state.events:
             if e["type"] == "pot":
                 if e["ball"] == "white":
                     shot.cue_potted = True
                 else:
                     shot.potted.append(e["class"])
+                struck += self._struck_unseen(shot, e)
             elif e["type"] == "off_table":
                 if e["ball"] == "white":
                     shot.cue_potted = True
                 else:
                     shot.off_table.append(e["class"])
+                struck += self._struck_unseen(shot, e)
         self._passes(state, shot)
         self._onsets(state, shot)
-        found = self._nudges(state, shot)
+        found = struck + self._nudges(state, shot)
         while shot.next_interval + cfg.fit_frames <= len(shot.history):
             found += self._interval(shot, shot.next_interval)
             shot.next_interval += 1
@@ -1022,6 +1025,16 @@ class ShotTracker:
             if first is None or shot.onset[tid][1] < first[0]:
                 return shot.classes.get(tid)
         return None if first is None else shot.classes.get(first[1])
+
+    def _struck_unseen(self, shot: _Shot, gone: dict) -> list[dict]:
+        """The contact of a ball that left play sent off too fast, or seen moving too briefly,
+        for the lines (the tracker's ``pot`` or ``off_table`` with ``struck_by``, the ball
+        that reached it, and ``struck_t``) when none was found for it: dated then, not before
+        the shot began (a white struck into it within a frame or two)."""
+        striker, ball = gone.get("struck_by"), gone["ball"]
+        if striker is None or ball in shot.hit_at:
+            return []
+        return self._kiss(shot, striker, ball, max(float(gone["struck_t"]), shot.t))
 
     def _nudges(self, state: TableState, shot: _Shot) -> list[dict]:
         """Contacts too faint for the lines: a resting ball the white came by that has since

@@ -53,8 +53,10 @@ conversion) is no measurement: its time is taken out of the motion's clock.
 
 Events (dicts with ``type``, ``frame``, ``t`` of when it happened, ``ball`` (track id), ``class``),
 emitted once certain, which may be a few frames later: ``pot`` (+ ``pocket``; the caller adds
-``pocket_px`` from its calibration), ``off_table``, ``respot`` (a potted colour back on the
-table: + ``position_mm``, ``spot`` (the spot it is on, or None)), ``white_placed`` (+
+``pocket_px`` from its calibration), ``off_table`` (either with ``struck_by`` and ``struck_t``,
+the ball that came by it and when, for a ball struck as it vanished from rest or seen moving
+only a moment before it vanished: no path shows that contact), ``respot`` (a potted colour
+back on the table: + ``position_mm``, ``spot`` (the spot it is on, or None)), ``white_placed`` (+
 ``position_mm``, ``in_d``) and ``relabel`` (+ ``was``, the id the ball had).
 """
 
@@ -824,9 +826,11 @@ class BallTracker:
     def settled_t(self, now: float) -> float:
         """The time before which no event of the tracker's can still come: a ball that
         vanished and is not yet judged may still be potted or leave the table, dated when it
-        vanished; a candidate not yet confirmed may still be a ball placed or re-spotted,
+        vanished, and the contact that sent it off (``_sender``); a candidate not yet
+        confirmed may still be a ball placed or re-spotted,
         dated at its first sighting."""
-        pending = [tr.gone_t for tr in self.tracks if tr.status == "predicted" and not tr.judged]
+        pending = [min(tr.gone_t, (self._sender(tr) or (0, tr.gone_t))[1])
+                   for tr in self.tracks if tr.status == "predicted" and not tr.judged]
         pending += [cd.first_t for cd in self.candidates]
         return min([now] + pending)
 
@@ -1230,14 +1234,13 @@ class BallTracker:
         if tr.judged or t - tr.last_seen_t < c.gone_after_s:
             return
         if np.hypot(*x[2:]) < c.rest_speed_mm_s:
-            struck = (tr.struck is not None and not tr.moving
-                      and tr.struck[0] >= tr.last_seen_t - c.launch_window_s)
+            struck = self._struck_recently(tr)
             if struck and t - tr.last_seen_t < c.struck_gone_s:
                 return  # struck as it vanished: judged when it stays unseen
             tr.judged = True
             pocket = self._pocket_struck(tr) if struck else None
             if pocket is not None:
-                self._leave(tr, "potted", pocket)
+                self._leave(tr, "potted", pocket, self._sender(tr))
             return  # otherwise a ball still for the tracker is only hidden
         # unseen long enough to judge, once
         tr.judged = True
@@ -1245,9 +1248,31 @@ class BallTracker:
             return  # it was a double of the ball beside it, which is still there
         pocket = self._pocket_ahead(x[:2], x[2:]) or self._pocket_at(x[:2], x[2:])
         if pocket is not None:
-            self._leave(tr, "potted", pocket)
+            self._leave(tr, "potted", pocket, self._sender(tr))
         elif self._over_cushion(x[:2], x[2:], tr.gone_t - tr.last_seen_t):
-            self._leave(tr, "off_table", "")
+            self._leave(tr, "off_table", "", self._sender(tr))
+
+    def _sender(self, tr: _Track) -> tuple[str, float] | None:
+        """The ball that sent ``tr`` off, and when (the frame its path came within reach of
+        ``tr``), where its vanishing leaves the contact to no path: a resting ball struck as
+        it vanished, or one seen moving only a moment after a ball came by it at rest. None
+        otherwise."""
+        c = self.config
+        if tr.struck is None:
+            return None
+        when, striker = tr.struck
+        if not tr.moving:
+            return (striker.track_id, min(when, tr.gone_t)) if self._struck_recently(tr) else None
+        if (tr.launch is None or tr.last_seen_t - tr.launch[0] > c.launch_window_s + 1e-9
+                or not tr.anchor_t - c.launch_window_s <= when <= tr.launch[0] + 1e-9):
+            return None
+        return striker.track_id, when
+
+    def _struck_recently(self, tr: _Track) -> bool:
+        """Whether a resting ball was struck as it was last seen (a moving ball came within
+        reach of it then): vanishing now, it may have been sent off too fast to be seen."""
+        return (tr.struck is not None and not tr.moving
+                and tr.struck[0] >= tr.last_seen_t - self.config.launch_window_s)
 
     def _pocket_struck(self, tr: _Track) -> str | None:
         """The pocket a resting ball that vanished when struck was sent at, or None: its
@@ -1315,7 +1340,10 @@ class BallTracker:
         x, y = xy + v * seconds
         return bool(x < r - e or x > t.width_mm - r + e or y < r - e or y > t.length_mm - r + e)
 
-    def _leave(self, tr: _Track, status: str, pocket: str) -> None:
+    def _leave(self, tr: _Track, status: str, pocket: str,
+               sender: tuple[str, float] | None = None) -> None:
+        """The ball leaves play (``status``, into ``pocket``); ``sender`` (``_sender``) the
+        ball that sent it off and when, where no path shows the contact."""
         self._settle_class(tr)
         tr.status, tr.pocket = status, pocket
         tr.moving = False
@@ -1324,6 +1352,8 @@ class BallTracker:
               "class": BALL_CLASSES[tr.cls]}
         if status == "potted":
             ev["pocket"] = pocket
+        if sender is not None:
+            ev["struck_by"], ev["struck_t"] = sender
         self._events.append(ev)
 
     def _settle_class(self, tr: _Track) -> None:
@@ -1661,7 +1691,8 @@ class BallTracker:
         trs = self.tracks
         x = np.array([tr.kf.x for tr in trs]).reshape(-1, 4)
         active = np.array([tr.active for tr in trs], bool)[:, None]
-        events = tuple({**e, "t": self._source_time.get(e["t"], e["t"])} for e in self._events)
+        events = tuple({**e, **{k: self._source_time.get(e[k], e[k]) for k in ("t", "struck_t")
+                                if k in e}} for e in self._events)
         # who is who changes seldom: the last frame's arrays (read-only) serve again
         labels = [(tr.track_id, tr.cls, tr.status, tr.pocket) for tr in trs]
         if labels != self._labels:

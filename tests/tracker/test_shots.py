@@ -760,3 +760,45 @@ def test_a_ball_kissed_back_into_the_cushion_it_just_left_bounces_again(t_b1, se
     kisses = [e["t"] for e in events if e["type"] == "contact"
               and set(e["balls"]) == {"red_04", "red_07"}]
     assert len(kisses) == 1 and abs(kisses[0] - t_k) < 1 / 30
+
+
+def test_a_ball_potted_too_fast_to_be_seen_was_hit_by_what_sent_it():
+    """A white at 3 m/s cuts a red resting 250 mm from the top right pocket; the red is never
+    seen again (a dark smear over the cloth), nor the white in the frame it hits it (one blob
+    with the red), and the white goes on to kiss a black: the red was hit first, when the
+    white reached it, though no path shows it moving."""
+    D = SNOOKER.ball_diameter_mm
+    fall = np.array(SNOOKER.pockets["top_right"].fall_centre_mm)
+    red = fall - 250.0 * np.array([0.6, 0.8])
+    u = (fall - red) / 250.0
+    a = np.radians(30.0)
+    w = np.array([u[0] * np.cos(a) - u[1] * np.sin(a), u[0] * np.sin(a) + u[1] * np.cos(a)])
+    hit = red - D * u
+    after = 3000.0 * (w - (w @ u) * u)  # the white's velocity after: the line of centres' part
+    black = hit + after * 0.3 + D * after / np.hypot(*after)  # in its way, 0.3 s on
+    tracker, shots, out = BallTracker(), ShotTracker(), []
+    rng = np.random.default_rng(1)
+    for f in range(150):
+        t = f / 30.0
+        if t < 0.5:
+            white = hit - w * 3000.0 * 0.5
+        elif t < 1.0:
+            white = hit - w * 3000.0 * (1.0 - t)
+        else:
+            white = hit + after * min(t - 1.0, 0.3)
+        balls = {"black": black if t < 1.3 else black + after * min(t - 1.3, 0.2)}
+        if not 1.0 - 1e-9 <= t < 1.05:  # nor the white as it hits it (one blob with the red)
+            balls["white"] = white
+        if t < 1.0:
+            balls["red"] = red
+        xy = np.array(list(balls.values())) + rng.normal(0, 0.5, (len(balls), 2))
+        cls = np.array([BALL_CLASSES.index(k) for k in balls])
+        state = tracker.update(f, t, xy, cls, np.full(len(cls), 0.9))
+        out += list(state.events) + shots.update(state)
+    pots = [e for e in out if e["type"] == "pot"]
+    contacts = [(e["balls"], round(e["t"] * 30)) for e in out if e["type"] == "contact"]
+    assert [e["ball"] for e in pots] == ["red_01"]
+    assert contacts[0] == (["white", "red_01"], 30)
+    assert [c[0] for c in contacts] == [["white", "red_01"], ["white", "black"]]
+    end = next(e for e in out if e["type"] == "shot_end")
+    assert end["first_contact"] == "red" and end["potted"] == ["red"]

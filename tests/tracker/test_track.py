@@ -706,6 +706,29 @@ def test_a_red_struck_too_fast_to_be_seen_is_potted_where_it_was_sent():
     assert [(e["ball"], e["pocket"]) for e in events(states, "pot")] == [("red_01",
                                                                          "top_right")]
     assert by_id(states[-1], "red_01")[1:] == ("potted", "top_right")
+    # the ball that sent it, and when: the frame the white reached it
+    pot = events(states, "pot")[0]
+    assert pot["struck_by"] == "white" and 1.0 <= pot["struck_t"] <= 1.0 + 1 / FPS + 1e-9
+
+
+def test_a_red_seen_moving_a_moment_before_it_dropped_names_what_sent_it():
+    """The red is seen once off its place, then is gone into the pocket (a ball in the jaws
+    knocked in): too briefly seen for a path to show the contact, the pot names the white
+    that came by it at rest, and when; a red seen rolling for half a second names nothing."""
+    white, red = _cut(3000.0)
+    start = lambda t: white(t) if t >= 0.4 else white(0.4)  # noqa: E731
+    states, _ = run_scene({"white": start, "red_a": red}, 2.5,
+                          hidden=lambda b, t: b == "red_a" and t >= 1.0 + 1.5 / FPS)
+    pot = events(states, "pot")[0]
+    assert (pot["ball"], pot["pocket"], pot["struck_by"]) == ("red_01", "top_right", "white")
+    assert 1.0 <= pot["struck_t"] <= 1.0 + 1 / FPS + 1e-9
+
+    def slow(t):  # the same cut at a fifth of the speed, seen until it drops
+        return red(1.0 + (t - 1.0) / 5) if t >= 1.0 else red(t)
+
+    states, _ = run_scene({"white": start, "red_a": slow}, 4.0,
+                          hidden=lambda b, t: b == "red_a" and t >= 1.5)
+    assert [e.get("struck_by") for e in events(states, "pot")] == [None]
 
 
 def test_a_struck_red_goes_where_the_blow_sent_it_not_a_jolt_of_the_striker_before():
