@@ -727,13 +727,32 @@ def _place_discs_loops(weight, half_w, near_w, max_discs, min_sum, full_sum, pre
     resid = np.empty((h, w), np.int64)
     ends = np.zeros((h, w + 1), np.int64)
     left = 0
+    # each row's first and last pixel of the blob
+    first = np.full(h, w, np.int64)
+    last = np.full(h, -1, np.int64)
     for y in range(h):
         for x in range(w):
-            resid[y, x] = weight[y, x]
-            left += weight[y, x]
-            ends[y, x + 1] = ends[y, x] + weight[y, x]
-    raw = np.empty((h, w), np.int64)
-    _disc_sums_into(raw, ends, half_w, 0, h, 0, w)
+            v = weight[y, x]
+            resid[y, x] = v
+            left += v
+            ends[y, x + 1] = ends[y, x] + v
+            if v != 0:
+                first[y] = min(first[y], x)
+                last[y] = x
+    # a disc's sum is 0 where it meets none of the blob: each row's sums are made only over the
+    # columns whose discs reach a pixel of it (a blob reaching in from outside, an arm, fills a
+    # small part of its box)
+    raw = np.zeros((h, w), np.int64)
+    for y in range(h):
+        lo, hi = w, -1
+        for k in range(half_w.shape[0]):
+            yy = y + k - half
+            if half_w[k] >= 0 and 0 <= yy < h and last[yy] >= 0:
+                lo = min(lo, first[yy] - half_w[k])
+                hi = max(hi, last[yy] + half_w[k])
+        lo, hi = max(lo, 0), min(hi + 1, w)
+        if hi > lo:
+            _disc_sums_into(raw, ends, half_w, y, y + 1, lo, hi)
     use_prefer = prefer.size > 0
     apart = np.ones((h, w), np.bool_)
     resp = np.zeros((h, w), np.int64)
