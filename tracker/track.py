@@ -53,11 +53,12 @@ conversion) is no measurement: its time is taken out of the motion's clock.
 
 Events (dicts with ``type``, ``frame``, ``t`` of when it happened, ``ball`` (track id), ``class``),
 emitted once certain, which may be a few frames later: ``pot`` (+ ``pocket``; the caller adds
-``pocket_px`` from its calibration), ``off_table`` (either with ``struck_by`` and ``struck_t``,
-the ball that came by it and when, for a ball struck as it vanished from rest or seen moving
-only a moment before it vanished: no path shows that contact), ``respot`` (a potted colour
-back on the table: + ``position_mm``, ``spot`` (the spot it is on, or None)), ``white_placed`` (+
-``position_mm``, ``in_d``) and ``relabel`` (+ ``was``, the id the ball had).
+``pocket_px`` from its calibration), ``off_table``, ``respot`` (a potted colour back on the
+table: + ``position_mm``, ``spot`` (the spot it is on, or None)), ``white_placed`` (+
+``position_mm``, ``in_d``) and ``relabel`` (+ ``was``, the id the ball had). A ``pot`` or
+``off_table`` of a ball struck as it vanished from rest, or seen moving only a moment before it
+vanished, also names the ball that came by it and when (``struck_by``, ``struck_t``): no path
+shows that contact.
 """
 
 from __future__ import annotations
@@ -826,11 +827,14 @@ class BallTracker:
     def settled_t(self, now: float) -> float:
         """The time before which no event of the tracker's can still come: a ball that
         vanished and is not yet judged may still be potted or leave the table, dated when it
-        vanished, and the contact that sent it off (``_sender``); a candidate not yet
-        confirmed may still be a ball placed or re-spotted,
-        dated at its first sighting."""
-        pending = [min(tr.gone_t, (self._sender(tr) or (0, tr.gone_t))[1])
-                   for tr in self.tracks if tr.status == "predicted" and not tr.judged]
+        vanished (and the contact that sent it off, ``_sender``, dated when that came); a
+        candidate not yet confirmed may still be a ball placed or re-spotted, dated at its
+        first sighting."""
+        pending = []
+        for tr in self.tracks:
+            if tr.status == "predicted" and not tr.judged:
+                sender = self._sender(tr)
+                pending.append(tr.gone_t if sender is None else min(tr.gone_t, sender[1]))
         pending += [cd.first_t for cd in self.candidates]
         return min([now] + pending)
 
