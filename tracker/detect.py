@@ -258,6 +258,10 @@ _HIGHLIGHT = 2.5
 _WHITE = 600
 # share of a disc a ball fills (a cue with its shadow, a finger fill less)
 _FULL = 0.8
+# least share of a ball's disc that scores clearly not cloth (``1.3 * _FG_LEVEL``): a black
+# ball's or a green's on green cloth is 0.23 or more on the real clips; a patch of cloth just
+# over the threshold (a cushion's shadow under a model learnt from one frame) has none
+_SOLID_MIN = 0.1
 # a disc inside a bigger round blob is a ball only when few of the blob's pixels around it
 # (at most this share) are of its colour (within this OpenCV Lab distance) running on from it:
 # a ball by the fingers, not a knuckle of the hand or a fold of the sleeve
@@ -1595,6 +1599,9 @@ class BallDetector:
         one_sided = occupied.sum(1) <= 4
         ok = (cover > 0.2) & ((spill < self.config.max_spill) | one_sided) & ~through
         blurred = np.zeros(n, bool) if streak is None else streak
+        # ... and something clearly not cloth (a blur streak's middle is the cloth's colour
+        # mixed with the ball's)
+        ok &= solid >= _SOLID_MIN
         ok |= blurred & (cover > 0.2)
 
         # ... or the shadow under a ball, which a low camera sees beside it: the cloth's colour
