@@ -389,23 +389,23 @@ class ShotTracker:
             self._shot.history.append(self._recent[-1])
         shot = self._shot
         shot.classes.update(zip(map(str, ids), state.class_names))
-        struck = []
+        unseen = []  # contacts of balls that left play with no path to show them
         for e in state.events:
             if e["type"] == "pot":
                 if e["ball"] == "white":
                     shot.cue_potted = True
                 else:
                     shot.potted.append(e["class"])
-                struck += self._struck_unseen(shot, e)
+                unseen += self._struck_unseen(shot, e)
             elif e["type"] == "off_table":
                 if e["ball"] == "white":
                     shot.cue_potted = True
                 else:
                     shot.off_table.append(e["class"])
-                struck += self._struck_unseen(shot, e)
+                unseen += self._struck_unseen(shot, e)
         self._passes(state, shot)
         self._onsets(state, shot)
-        found = struck + self._nudges(state, shot)
+        found = unseen + self._nudges(state, shot)
         while shot.next_interval + cfg.fit_frames <= len(shot.history):
             found += self._interval(shot, shot.next_interval)
             shot.next_interval += 1

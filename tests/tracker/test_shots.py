@@ -774,7 +774,7 @@ def test_a_ball_potted_too_fast_to_be_seen_was_hit_by_what_sent_it():
     a = np.radians(30.0)
     w = np.array([u[0] * np.cos(a) - u[1] * np.sin(a), u[0] * np.sin(a) + u[1] * np.cos(a)])
     hit = red - D * u
-    after = 3000.0 * (w - (w @ u) * u)  # the white's velocity after: the line of centres' part
+    after = 3000.0 * (w - (w @ u) * u)  # the white keeps what runs across the line of centres
     black = hit + after * 0.3 + D * after / np.hypot(*after)  # in its way, 0.3 s on
     tracker, shots, out = BallTracker(), ShotTracker(), []
     rng = np.random.default_rng(1)
