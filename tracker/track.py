@@ -197,6 +197,9 @@ class TrackerConfig:
     merge_frac: float = 0.6
     # s: a ball unseen this long may have been struck while hidden and turn up anywhere.
     lost_after_s: float = 0.5
+    # s: the white, moving when it went unseen and seen again this soon, may have turned
+    # meanwhile (a kiss while its blob was one with the other ball's, a cushion).
+    turn_window_s: float = 0.2
     # mm: largest position uncertainty a coasting ball keeps (std).
     max_sigma_mm: float = 600.0
     # How many reds the frame was racked with (ids red_01 .. red_NN).
@@ -1520,7 +1523,26 @@ class BallTracker:
         e = cd.xy - zhat[0]
         d2 = float(e @ np.linalg.inv(s[0]) @ e)
         return (d2 <= c.gate_chi2 or (t is not None and t - tr.last_seen_t > c.lost_after_s)
-                or bool(self._path_from_rest([tr], cd)[0]))
+                or bool(self._path_from_rest([tr], cd)[0]) or self._turned_unseen(tr, cd))
+
+    def _turned_unseen(self, tr: _Track, cd: _Candidate) -> bool:
+        """Whether the white, moving when it went unseen, turned onto the candidate's path
+        meanwhile (a kiss while its blob was one with the ball it struck, a cushion): seen
+        again within ``turn_window_s``, the path it was on and the candidate's, run back, meet
+        (within a ball's diameter, the candidate's gate and the image noise) between its last
+        sighting and the candidate's first. Only the white: a colour read off a blurred ball
+        (a fast black over the cloth reads green) is no sure sign of which ball it is."""
+        c = self.config
+        dt = cd.first_t - tr.last_seen_t
+        if tr.cls != WHITE or not tr.moving or cd.hits < 2 or not 0.0 < dt <= c.turn_window_s:
+            return False
+        v_old = tr.last_seen_x[2:]
+        gap0 = tr.last_seen_x[:2] - (cd.xy + cd.velocity * (tr.last_seen_t - cd.t))
+        dv = v_old - cd.velocity
+        tau = float(np.clip(-(gap0 @ dv) / max(float(dv @ dv), 1e-9), 0.0, dt))
+        reach = (c.table.ball_diameter_mm + c.candidate_gate_mm
+                 + 3 * float(self.model.sigma_image_mm(tr.last_seen_x[:2])[0]))
+        return float(np.hypot(*(gap0 + dv * tau))) <= reach
 
     def _path_from_rest(self, tracks: list[_Track], cd: _Candidate) -> np.ndarray:
         """(N,) bool: the candidate's straight path, traced back to the last sighting of each

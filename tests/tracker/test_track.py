@@ -768,6 +768,33 @@ def test_a_red_hidden_as_a_slow_ball_reaches_it_is_not_potted():
     assert not events(states, "pot") and by_id(states[-1], "red_01")[1] == "predicted"
 
 
+def test_a_white_turned_while_unseen_is_found_on_its_new_path_at_once():
+    """The white rolls up the table, goes unseen for four frames (its blob one with the ball
+    it kisses) and comes out on a path 70 degrees off its old one, far out of its gate: it is
+    found again within a few frames (confirmed on its new path), not after lost_after_s; a
+    white turning up away from where the old path and the new could have met is not it."""
+    def white(t):
+        t = max(t, 0.5)
+        if t < 1.0:
+            return (900.0, 1000.0 + 2000.0 * (t - 0.5))
+        return (900.0 + 1700.0 * (t - 1.0), 2000.0 + 600.0 * (t - 1.0))
+
+    hidden = lambda b, t: 0.95 <= t < 1.08  # noqa: E731
+    states, truth = run_scene({"white": white, "black": still(300.0, 3000.0)}, 1.6,
+                              hidden=hidden)
+    k = int(round(1.3 * FPS))
+    xy, state, _ = by_id(states[k], "white")
+    assert state == "seen" and np.hypot(*(xy - truth["white"][k])) < 30.0
+
+    def elsewhere(t):  # seen again 400 mm off where the paths meet
+        x, y = white(t)
+        return (x - 400.0, y) if t >= 1.0 else (x, y)
+
+    states, truth = run_scene({"white": elsewhere, "black": still(300.0, 3000.0)}, 1.6,
+                              hidden=hidden)
+    assert by_id(states[k], "white")[1] != "seen"
+
+
 def test_a_colour_set_moving_while_unseen_is_found_on_its_way():
     """A ball called yellow (a warm cue ball) is struck: nothing the tracker follows came near
     it, so its first moving detections are not taken as it; the path they draw starts where it
