@@ -1322,16 +1322,16 @@ class BallDetector:
                 return [(part, i, r) for (part, i), r in zip(blobs, radii)]
         part = self._pieces(small, prep, window, window, always_whole=False)
         look, sel = _looked_at(part, region[wy0:wy1, wx0:wx1] > 0)
-        spans = part.stats[look, :4] if sel is None else np.concatenate(
-            [part.stats[look, :4], part.wstats[sel, :4]])
+        # what is looked at, in the picture's px
+        spans = (part.stats[look, :4] if sel is None else np.concatenate(
+            [part.stats[look, :4], part.wstats[sel, :4]])) + [wx0, wy0, 0, 0]
         if not in_boxes:
-            self._reach = _span(spans + [wx0, wy0, 0, 0])
+            self._reach = _span(spans)
         else:
             # whether the first boxes would have held what is looked at: after two frames in a
             # row where they would not (a player beside the table), the window is searched at
             # once (the same answer as its boxes give; only the time differs)
-            cut = not _most_of(first, window) and not _held(spans + [wx0, wy0, 0, 0], first, m,
-                                                            (full_w, full_h))
+            cut = not _most_of(first, window) and not _held(spans, first, m, (full_w, full_h))
             self._boxes_cut = self._boxes_cut + 1 if cut else 0
         # the whole blobs of what is looked at must lie inside the window
         comp, sel = (part.labels, look) if sel is None else (part.whole, sel)
