@@ -1406,7 +1406,9 @@ class BallTracker:
                 c.candidate_speed_mm_s if cd.hits == 1 else np.hypot(*cd.velocity))
                 for cd in cands]) + noise
             d = np.hypot(*(z[None] - pred[:, None]).transpose(2, 0, 1))
-            for i, j in _assign(np.where(d <= reach[:, None], d, _INFEASIBLE), reach):
+            # the nearest first: leaving any candidate without a detection costs alike
+            unmatched = np.full(len(cands), float(reach.max()))
+            for i, j in _assign(np.where(d <= reach[:, None], d, _INFEASIBLE), unmatched):
                 cd = cands[i]
                 cd.add(t, z[j], frame, c.candidate_gate_mm / 2 + noise[i])
                 if cls[j] >= 0:
@@ -1421,8 +1423,7 @@ class BallTracker:
             cands.append(cd)
         # age counts this frame for old candidates; new ones start at 1
         def needed(cd: _Candidate) -> int:
-            moving = np.hypot(*cd.velocity) >= 3 * c.rest_speed_mm_s
-            return c.confirm_hits_moving if moving else c.confirm_hits
+            return c.confirm_hits_moving if self._moving_candidate(cd) else c.confirm_hits
 
         ready = [cd for cd in cands if cd.hits >= needed(cd)]
         self.candidates = [cd for cd in cands if cd.hits < needed(cd)
@@ -1436,7 +1437,9 @@ class BallTracker:
         """Give a confirmed candidate an identity, in order of its class votes. A ball never
         appears from nowhere: one of a class not seen before whose path starts where a ball
         was left at rest and not seen since is that ball, set moving while unseen (a fast
-        ball's colour, blurred over the cloth, is no guide)."""
+        ball's colour, blurred over the cloth, is no guide); else, once play is under way, a
+        colour comes into play only at rest (placed on its spot), and a moving one is taken
+        for the class its votes favour next."""
         for k in np.argsort(-cd.votes, kind="stable"):
             if cd.votes[k] <= 0:
                 break
@@ -1451,6 +1454,8 @@ class BallTracker:
                 if tr is not None:
                     self._restart(tr, cd, t, frame)
                     return
+                if k != WHITE and self._started(frame) and self._moving_candidate(cd):
+                    continue  # a colour comes into play at rest, placed: another ball's blur
                 self.tracks.append(self._new_track(name, int(k), cd, t, frame))
                 if k == WHITE and self._started(frame):
                     self._placed(self.tracks[-1], cd, frame)
@@ -1472,6 +1477,9 @@ class BallTracker:
             if was in ("potted", "off_table"):
                 self._placed(tr, cd, frame)
             return
+
+    def _moving_candidate(self, cd: _Candidate) -> bool:
+        return bool(np.hypot(*cd.velocity) >= 3 * self.config.rest_speed_mm_s)
 
     def _set_moving_unseen(self, cd: _Candidate) -> _Track | None:
         """The ball left at rest and unseen since whose place the candidate's path starts
@@ -1551,7 +1559,7 @@ class BallTracker:
         struck by the cue, or a ball kissed out of sight)."""
         c = self.config
         out = np.zeros(len(tracks), bool)
-        if cd.hits < 2 or np.hypot(*cd.velocity) < 3 * c.rest_speed_mm_s:
+        if cd.hits < 2 or not self._moving_candidate(cd):
             return out
         for i, tr in enumerate(tracks):
             if tr.moving or tr.status != "predicted":
@@ -1677,7 +1685,7 @@ class BallTracker:
 
     def _filter_for(self, cd: _Candidate) -> tuple[KalmanFilter, bool]:
         c = self.config
-        moving = bool(np.hypot(*cd.velocity) >= c.rest_speed_mm_s * 3)
+        moving = self._moving_candidate(cd)
         v = cd.velocity if moving else np.zeros(2)
         xy = cd.xy + c.exposure_s / 2 * v
         sigma = c.moving_sigma_mm if moving else c.rest_sigma_mm

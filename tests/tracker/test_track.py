@@ -827,6 +827,40 @@ def test_a_ball_set_moving_while_unseen_and_misread_keeps_its_identity():
     assert state == "seen" and np.hypot(*(xy - truth["black"][k])) < 30.0
 
 
+def test_a_colour_first_seen_moving_in_play_is_no_new_ball():
+    """The white runs up the table with a second detection 80 mm behind it for a third of a
+    second, read as green (the tail of its blur over the cloth, as a broadcast picture shows
+    it): no green is on the table and a colour comes into play only at rest (placed on its
+    spot), so no green track is made; the white and the black are all there is."""
+    def white(t):
+        return (900.0, 1000.0 + 1500.0 * min(max(t - 0.5, 0.0), 1.0))
+
+    def tail(t):
+        x, y = white(t)
+        return (x, y - 80.0) if 0.8 <= t < 1.15 else None
+
+    states, truth = run_scene({"white": white, "black": still(300.0, 3000.0), "green": tail},
+                              1.6)
+    assert all(sorted(st.track_ids) == ["black", "white"] for st in states[3:])
+    k = int(round(1.2 * FPS))
+    xy, state, _ = by_id(states[k], "white")
+    assert state == "seen" and np.hypot(*(xy - truth["white"][k])) < 30.0
+
+
+def test_a_new_ball_takes_the_nearest_detection_over_a_stray_one():
+    """A red rolls in at the start (a candidate on its way to being confirmed) and a stray
+    detection turns up once, 90 mm from where the red is seen next: the red's next sighting
+    goes on its own path, not to the stray one (whose reach, a single sighting, is wide)."""
+    tracker = BallTracker(TrackerConfig())
+    red = _cls("red")
+    frames = [[(900.0, 1000.0)], [(900.0, 1020.0), (990.0, 1040.0)], [(900.0, 1040.0)]]
+    for f, xy in enumerate(frames):
+        tracker.update(f, f / FPS, np.array(xy), np.full(len(xy), red), np.full(len(xy), 0.9))
+    path = next(cd for cd in tracker.candidates if np.allclose(cd.xys[0], (900.0, 1000.0)))
+    assert path.hits == 3
+    assert np.hypot(*(path.velocity - (0.0, 600.0))) < 60.0
+
+
 def test_a_ball_lost_in_the_jaws_is_potted_in_that_pocket():
     """A red rolling along the top cushion vanishes 100 mm from the top right pocket's fall
     circle centre, its last measured heading not quite into the circle: it dropped in there
