@@ -6,7 +6,10 @@
    an arm over the balls. Position error in table mm at the balls' centre height, recall and
    precision over balls at least half visible, classification accuracy.
 2. Real stills: ``../shared/realdata/snooker-broadcast/Task1`` (skipped when absent): share of
-   images where the count of every colour is exactly right, calibrating each image itself.
+   images where the count of every colour is exactly right, calibrating each image itself;
+   and, with the first frames of the pool clips (``../shared/realdata/pool-8ball``), how many
+   of each are told to be no snooker table (the balls far too big for it:
+   ``tracker.detect.not_snooker``).
 3. Speed: detection (and classification) frames per second at 1080p and 720p, beside
    decode-only speed of a sample clip when ``sample_videos/*.mp4`` exist.
 
@@ -32,12 +35,13 @@ from calibration.errors import InputError  # noqa: E402
 from calibration.find import calibrate_image  # noqa: E402
 from calibration.specs import BALL_CLASSES, SNOOKER  # noqa: E402
 from tracker.colour import ColourClassifier  # noqa: E402
-from tracker.detect import BallDetector  # noqa: E402
+from tracker.detect import BallDetector, not_snooker  # noqa: E402
 from tracker.sim.render import Capsule, Look, Renderer  # noqa: E402
 from tracker.sim.scenarios import broadcast_camera, overhead_camera  # noqa: E402
 from tracker.sim.script import layout, standard_layout  # noqa: E402
 
 REALDATA = ROOT.parent / "shared" / "realdata" / "snooker-broadcast" / "Task1"
+POOL = ROOT.parent / "shared" / "realdata" / "pool-8ball"
 R = SNOOKER.ball_radius_mm
 
 
@@ -242,7 +246,7 @@ def real(limit: int | None = None) -> None:
         print(f"skipped: {REALDATA} is absent")
         return
     images = sorted(REALDATA.glob("*.jpg"), key=lambda p: int(p.stem))[:limit]
-    exact = 0
+    exact = told = calibrated = 0
     failures = []
     for path in images:
         truth = read_label(REALDATA / "ground-truth" / f"{path.stem}_gt.txt")
@@ -254,6 +258,8 @@ def real(limit: int | None = None) -> None:
             continue
         det = BallDetector(cal)
         d = ColourClassifier().classify(det.detect(image), det.cloth)
+        calibrated += 1
+        told += not_snooker(det) is not None
         got = {c: int((d.cls == k).sum()) for k, c in enumerate(BALL_CLASSES)}
         if got == truth:
             exact += 1
@@ -266,6 +272,33 @@ def real(limit: int | None = None) -> None:
     print("\nfailures (image: found minus true):")
     for stem, why in failures:
         print(f"    {stem}.jpg: {why}")
+    print(f"\ntold to be no snooker table: {told} of {calibrated} snooker stills calibrated")
+    pool()
+
+
+def pool() -> None:
+    """The pool clips' first frames, each calibrated as a snooker table: the balls' size over a
+    snooker ball's there, and whether the user is told it is no snooker table."""
+    frames = sorted(POOL.glob("*/frames/frame_first.png"))
+    if not frames:
+        print(f"\npool frames: skipped, {POOL} is absent")
+        return
+    print("\n| pool clip (first frame) | balls' size / snooker's | told |\n|---|---|---|")
+    told = 0
+    for path in frames:
+        image = cv2.imread(str(path))
+        name = path.parent.parent.name
+        try:
+            det = BallDetector(calibrate_image(image, source=str(path)))
+        except InputError:
+            print(f"| {name} | no table found | - |")
+            continue
+        det.detect(image)
+        said = not_snooker(det) is not None
+        told += said
+        size = "-" if det.size_ratio is None else f"{det.size_ratio:.2f}"
+        print(f"| {name} | {size} | {'yes' if said else 'no'} |")
+    print(f"\ntold to be no snooker table: {told} of {len(frames)} pool clips")
 
 
 # -- speed ----------------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from calibration.errors import InputError  # noqa: E402
 from calibration.find import calibrate_video  # noqa: E402
+from tracker.detect import not_snooker  # noqa: E402
 from tracker.pipeline import Pipeline, file_frames  # noqa: E402
 from tracker.track_command import make_detect  # noqa: E402
 
@@ -112,6 +113,7 @@ class Run:
     pocket_number: dict[str, int] = field(default_factory=dict)
     fps: float = 0.0
     calib_s: float = 0.0
+    told: bool = False  # told to be no snooker table (``tracker.detect.not_snooker``)
 
 
 def run_clip(path: Path, max_frames: int | None = None) -> Run:
@@ -142,6 +144,7 @@ def run_clip(path: Path, max_frames: int | None = None) -> Run:
         out.frames += 1
     out.events.extend(pipe.finish())
     out.fps = out.frames / max(time.perf_counter() - t0, 1e-9)
+    out.told = not_snooker(detector) is not None
     return out
 
 
@@ -251,6 +254,7 @@ def evaluate(root: Path, n: int, verbose: bool = False) -> dict:
     truth2 = read_task2_truth(root / "Task2" / "ground-truth" / f"{n}_gt.txt")
     out["task2"] = (truth2, pot_answer(run))
     out["hit"] = pot_hit(run)
+    out["told"] = run.told
     if verbose:
         for e in run.events:
             if e["type"] in ("pot", "off_table", "relabel", "respot", "white_placed"):
@@ -306,6 +310,8 @@ def main(argv=None) -> int:
     n = len(results)
     print(f"\ncue ball tracked on {tracked[0]}/{n} clips, other ball on {tracked[1]}/{n}, "
           f"both on {sum(1 for r in results if 'error' not in r and all(r[f'ball{k}'][1] >= TRACKED_SHARE for k in (1, 2)))}/{n}")  # noqa: E501
+    told = [r["clip"] for r in results if r.get("told")]
+    print(f"told to be no snooker table: {len(told)}/{n} clips {told or ''}")
 
     print("\n## Task2 pots (image pockets: 1 top left, 2 top right, 3 bottom left, "
           "4 bottom right, 5 middle left, 6 middle right)\n")

@@ -280,6 +280,9 @@ _GLINT_AREA = 0.08
 _GLINT_BODY = 25.0
 _GLINT_PIECE = 1.3
 _LIGHT = 0.9
+# the balls' size over a snooker ball's (``BallDetector.size_ratio``) from which the table is
+# taken for no snooker table
+_NOT_SNOOKER = 1.4
 _OFFSET_STEP = 32.0  # px between the grid points of the silhouette offsets
 # the points of a ball's outline lie within this share of its radius of their circle
 _ROUND = 0.08
@@ -668,6 +671,44 @@ def _streak_centre(blob: np.ndarray, r: float, found: int) -> tuple[float, float
     return float(cx), float(cy)
 
 
+def _core_ratio(stats: np.ndarray, r_pred: np.ndarray, strong: np.ndarray, r_near: np.ndarray,
+                most: float, fewest: int) -> float | None:
+    """The median over lone, round blobs of their clearly-not-cloth core's radius (as a disc)
+    over their predicted radii ``r_pred``, or None with fewer than ``fewest`` such blobs or
+    when they disagree (their ratios' median deviation over a tenth: some are no balls, a hand,
+    the cue's tip). ``stats`` (K, 5) connected-component stats, ``strong`` (K,) their counts of
+    clearly-not-cloth pixels; a lone blob covers 0.3 to ``most`` times a disc of ``r_near``
+    (K,), its box about square, and is mostly clearly not cloth."""
+    area = stats[:, cv2.CC_STAT_AREA].astype(float)
+    bw, bh = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
+    disc = np.pi * r_near ** 2
+    lone = ((area > 0.3 * disc) & (area < most * disc) & (np.abs(bw - bh) <= 0.3 * (bw + bh))
+            & (r_pred > 0) & (strong > 0.5 * area))
+    if lone.sum() < fewest:
+        return None
+    ratios = np.sqrt(strong[lone] / np.pi) / r_pred[lone]
+    ratio = float(np.median(ratios))
+    return None if np.median(np.abs(ratios - ratio)) > 0.1 * ratio else ratio
+
+
+def _size_ratio(stats: np.ndarray, r_pred: np.ndarray, strong: np.ndarray) -> float | None:
+    """The balls' apparent radius over a snooker ball's at their places (``_core_ratio`` of
+    five lone blobs or more, up to six discs in area), without the bounds ``radius_scale``
+    keeps to: snooker balls measure 0.96-1.25 on the real and sample footage, and a pool
+    table's 57 mm balls on a table two thirds as long, taken for a snooker table, about 1.5."""
+    return _core_ratio(stats, r_pred, strong, r_pred, 6.0, 5)
+
+
+def not_snooker(detector: BallDetector) -> str | None:
+    """What to tell the user when the balls the ``detector`` has measured are far too big
+    for the snooker table it was calibrated for (a pool table, most likely), else None."""
+    r = detector.size_ratio
+    if r is None or r < _NOT_SNOOKER:
+        return None
+    return (f"the balls look {r:.1f} times the size of snooker balls on this table: is it a "
+            "pool table? cueball follows snooker only, and its calls here will be wrong")
+
+
 def _lone_shaped(area, width, height, r):
     """Whether a blob of ``area`` px in a box ``width`` x ``height`` is taken for one ball of
     radius ``r`` as it is (scalars or arrays alike)."""
@@ -777,6 +818,9 @@ class BallDetector:
         # distance are off together (the homography can be right while the scale is not)
         self.radius_scale = 1.0
         self._radius_measured = False
+        # the balls' apparent size over a snooker ball's at their places, unbounded (None: not
+        # measured yet); see ``_size_ratio``
+        self.size_ratio: float | None = None
         # where the lamps put a ball's highlight, from its silhouette's centre in radii (x, y),
         # as the lone balls show it (None: not one highlight at one place)
         self._glint_at: np.ndarray | None = None
@@ -815,6 +859,7 @@ class BallDetector:
         self._table = None
         self.radius_scale = 1.0
         self._radius_measured = False
+        self.size_ratio = None
         self._glint_at = self._glint_from = None
         self._last = None
         self._seen = None
@@ -1180,6 +1225,8 @@ class BallDetector:
             r_blob = self._blob_radii(part, range(1, n), prep)
             strong = np.bincount(part.labels[part.score >= 2 * _FG_LEVEL], minlength=n)[1:]
             self._measure_radius(part.stats[1:], r_blob, strong)
+            if self.size_ratio is None:
+                self.size_ratio = _size_ratio(part.stats[1:], r_blob, strong)
             claimed = np.ones((wy1 - wy0, wx1 - wx0), bool)
             blobs = [(part, i, rb) for i, rb in zip(range(1, n), r_blob)]
         else:
@@ -1454,17 +1501,9 @@ class BallDetector:
         that compression and blooming leave; its clearly-not-cloth core does not, on the balls
         that are clearly not cloth all over (not black, not a dark green). Blobs that disagree
         (their ratios' median deviation over a tenth) are not all balls and measure nothing."""
-        area = stats[:, cv2.CC_STAT_AREA].astype(float)
-        bw, bh = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
-        disc = np.pi * (r_pred * self.radius_scale) ** 2
-        lone = ((area > 0.3 * disc) & (area < 2.2 * disc) & (np.abs(bw - bh) <= 0.3 * (bw + bh))
-                & (r_pred > 0) & (strong > 0.5 * area))
-        if lone.sum() < 3:
+        ratio = _core_ratio(stats, r_pred, strong, r_pred * self.radius_scale, 2.2, 3)
+        if ratio is None:
             return
-        ratios = np.sqrt(strong[lone] / np.pi) / r_pred[lone]
-        ratio = float(np.median(ratios))
-        if np.median(np.abs(ratios - ratio)) > 0.1 * ratio:
-            return  # they disagree: some are no balls (a hand, the cue's tip)
         ratio = 1.0 if 0.9 <= ratio <= 1.1 else float(np.clip(ratio, 0.6, 1.6))
         if not self._radius_measured:
             self.radius_scale = ratio

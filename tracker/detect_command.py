@@ -19,7 +19,7 @@ from calibration.errors import InputError
 from calibration.find import calibrate_image, read_image
 from tracker.cli import READYING, said_if_slow
 from tracker.colour import ColourClassifier
-from tracker.detect import BallDetector, Detections, ready_kernels
+from tracker.detect import BallDetector, Detections, not_snooker, ready_kernels
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,9 +33,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def find_balls(image: np.ndarray, calibration: Calibration) -> Detections:
     """All balls in one BGR image (H, W, 3) uint8, classified: Detections with ``cls`` set."""
+    return _found(image, calibration)[0]
+
+
+def _found(image: np.ndarray, calibration: Calibration) -> tuple[Detections, BallDetector]:
     detector = BallDetector(calibration)
     candidates = detector.detect(image)
-    return ColourClassifier(table=calibration.table).classify(candidates, detector.cloth)
+    return (ColourClassifier(table=calibration.table).classify(candidates, detector.cloth),
+            detector)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,9 +57,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         with said_if_slow(READYING):
             ready_kernels()
-        balls = find_balls(image, cal)
+        balls, detector = _found(image, cal)
     except ValueError as exc:
         raise InputError(f"cannot detect balls in {args.image}: {exc}") from None
+    if why := not_snooker(detector):
+        print(f"cueball detect: warning: {why}", file=sys.stderr)
     out = {
         "image": str(args.image),
         "image_size": [w, h],

@@ -134,7 +134,7 @@ def make_detect(cal: Calibration):
 def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from tracker.detect import ready_kernels
+    from tracker.detect import not_snooker, ready_kernels
     from tracker.outputs.eventlog import EventLog, TracksWriter, read_events, resume_state
     from tracker.outputs.overlay import Scoreboard, draw_overlay, markers_from_events
     from tracker.pipeline import LiveSource, Pipeline, file_frames
@@ -185,6 +185,7 @@ def run(args: argparse.Namespace) -> int:
     board = Scoreboard(players=tuple(args.players))
     recent: list[dict] = []
     trails: dict[str, list] = {}
+    warned = False
     try:
         if skip_to < 0:
             for e in pipe.start_events():
@@ -202,6 +203,9 @@ def run(args: argparse.Namespace) -> int:
         # a live source is detected frame by frame, so that no frame waits in between
         for res in pipe.run(resumed(frames), ahead=not live):
             frame = res.frame
+            if not warned and (why := not_snooker(pipe.detect.detector)):
+                warned = True
+                tqdm.write(f"cueball track: warning: {why}", file=sys.stderr)
             for e in res.events:
                 log.write(e)
                 if page is not None:

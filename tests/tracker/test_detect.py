@@ -997,3 +997,57 @@ def test_the_change_searchs_image_is_the_largest_channel_averaged_over_3_by_3():
         part = image[1:, 1:]  # a view into a bigger picture
         assert np.array_equal(BallDetector._most(part),
                               cv2.blur(np.ascontiguousarray(part.max(axis=2)), (3, 3)))
+
+
+# -- a table that is no snooker table --------------------------------------------------------------
+def _apart(n: int, r: float) -> np.ndarray:
+    """(n, 3) centres of balls of radius ``r`` on a grid 400 mm apart, clear of the cushions."""
+    xs, ys = np.meshgrid([400.0, 900.0, 1400.0], [700.0, 1300.0, 1900.0, 2500.0])
+    return np.c_[xs.ravel()[:n], ys.ravel()[:n], np.full(n, r)]
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.5])
+def test_balls_far_too_big_for_the_table_are_told(overhead, scale):
+    """Balls 1.5 times a snooker ball's size on a table calibrated as a snooker table (as a
+    pool table's 57 mm balls on a table two thirds as long are) measure about 1.5 times the
+    size expected, and the user is told; snooker balls measure about 1 and nothing is said."""
+    from dataclasses import replace
+
+    from tracker.detect import not_snooker
+
+    cam, _, cal = overhead
+    table = replace(SNOOKER, ball_diameter_mm=SNOOKER.ball_diameter_mm * scale)
+    classes = ["white", "yellow", "green", "brown", "blue", "pink", "black", "red", "red"]
+    frame, _ = Renderer(cam, table).render(classes, _apart(len(classes), table.ball_radius_mm))
+    det = BallDetector(cal)
+    det.detect(frame)
+    assert det.size_ratio is not None and abs(det.size_ratio - scale) < 0.15, det.size_ratio
+    said = not_snooker(det)
+    assert (said is not None) == (scale > 1.2), said
+    if said:
+        assert "pool table" in said and f"{det.size_ratio:.1f} times" in said
+
+
+POOL = REALDATA / "pool-8ball"
+
+
+@pytest.mark.realdata
+@pytest.mark.skipif(not POOL.is_dir() or not TASK1.is_dir(),
+                    reason=f"real pool frames or snooker stills not found at {REALDATA}")
+def test_a_real_pool_table_is_told_and_no_real_snooker_table_is():
+    """The pool clips filmed from above or high behind the table (games 1 and 4: their balls
+    measure 1.5-1.7 times a snooker ball's on a table taken for snooker) are told to be no
+    snooker table; none of the broadcast snooker stills is."""
+    from calibration.find import calibrate_image
+    from tracker.detect import not_snooker
+
+    def told(image) -> bool:
+        det = BallDetector(calibrate_image(image))
+        det.detect(image)
+        return not_snooker(det) is not None
+
+    pool = sorted(POOL.glob("game[14]_clip*/frames/frame_first.png"))
+    assert len(pool) == 6
+    assert all(told(cv2.imread(str(p))) for p in pool)
+    stills = [TASK1 / f"{k}.jpg" for k in (1, 3, 8, 9, 18, 19, 37)]  # those measuring most
+    assert not any(told(cv2.imread(str(p))) for p in stills)
