@@ -282,7 +282,7 @@ _GLINT_PIECE = 1.3
 _LIGHT = 0.9
 # the balls' size over a snooker ball's (``BallDetector.size_ratio``) from which the table is
 # taken for no snooker table
-_NOT_SNOOKER = 1.4
+_NOT_SNOOKER = 1.35
 _OFFSET_STEP = 32.0  # px between the grid points of the silhouette offsets
 # the points of a ball's outline lie within this share of its radius of their circle
 _ROUND = 0.08
@@ -671,32 +671,38 @@ def _streak_centre(blob: np.ndarray, r: float, found: int) -> tuple[float, float
     return float(cx), float(cy)
 
 
-def _core_ratio(stats: np.ndarray, r_pred: np.ndarray, strong: np.ndarray, r_near: np.ndarray,
-                most: float, fewest: int) -> float | None:
-    """The median over lone, round blobs of their clearly-not-cloth core's radius (as a disc)
-    over their predicted radii ``r_pred``, or None with fewer than ``fewest`` such blobs or
-    when they disagree (their ratios' median deviation over a tenth: some are no balls, a hand,
-    the cue's tip). ``stats`` (K, 5) connected-component stats, ``strong`` (K,) their counts of
-    clearly-not-cloth pixels; a lone blob covers 0.3 to ``most`` times a disc of ``r_near``
-    (K,), its box about square, and is mostly clearly not cloth."""
+def _core_ratios(stats: np.ndarray, r_pred: np.ndarray, strong: np.ndarray,
+                 r_near: np.ndarray, most: float) -> np.ndarray:
+    """Of the lone, round blobs, their clearly-not-cloth core's radius (as a disc) over their
+    predicted radii ``r_pred``. ``stats`` (K, 5) connected-component stats, ``strong`` (K,)
+    their counts of clearly-not-cloth pixels; a lone blob covers 0.3 to ``most`` times a disc
+    of ``r_near`` (K,), its box about square, and is mostly clearly not cloth."""
     area = stats[:, cv2.CC_STAT_AREA].astype(float)
     bw, bh = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
     disc = np.pi * r_near ** 2
     lone = ((area > 0.3 * disc) & (area < most * disc) & (np.abs(bw - bh) <= 0.3 * (bw + bh))
             & (r_pred > 0) & (strong > 0.5 * area))
-    if lone.sum() < fewest:
+    return np.sqrt(strong[lone] / np.pi) / r_pred[lone]
+
+
+def _agreed(ratios: np.ndarray, fewest: int) -> float | None:
+    """The median of ``ratios``, or None with fewer than ``fewest`` or when they disagree (their
+    median deviation over a tenth: some are no balls, a hand, the cue's tip)."""
+    if len(ratios) < fewest:
         return None
-    ratios = np.sqrt(strong[lone] / np.pi) / r_pred[lone]
     ratio = float(np.median(ratios))
     return None if np.median(np.abs(ratios - ratio)) > 0.1 * ratio else ratio
 
 
 def _size_ratio(stats: np.ndarray, r_pred: np.ndarray, strong: np.ndarray) -> float | None:
-    """The balls' apparent radius over a snooker ball's at their places (``_core_ratio`` of
-    five lone blobs or more, up to six discs in area), without the bounds ``radius_scale``
-    keeps to: snooker balls measure 0.96-1.25 on the real and sample footage, and a pool
-    table's 57 mm balls on a table two thirds as long, taken for a snooker table, about 1.5."""
-    return _core_ratio(stats, r_pred, strong, r_pred, 6.0, 5)
+    """The balls' apparent radius over a snooker ball's at their places, from the cores
+    (``_core_ratios``, blobs up to six discs in area) of 0.8 or more (a ball of about the
+    cloth's colour shows only part of itself as clearly not cloth, never more than itself),
+    five or more agreeing; without the bounds ``radius_scale`` keeps to. Snooker balls measure
+    0.96-1.20 on the real and sample footage; a pool table's 57 mm balls on a table two thirds
+    as long, taken for a snooker table, about 1.5."""
+    ratios = _core_ratios(stats, r_pred, strong, r_pred, 6.0)
+    return _agreed(ratios[ratios >= 0.8], 5)
 
 
 def not_snooker(detector: BallDetector) -> str | None:
@@ -1501,7 +1507,7 @@ class BallDetector:
         that compression and blooming leave; its clearly-not-cloth core does not, on the balls
         that are clearly not cloth all over (not black, not a dark green). Blobs that disagree
         (their ratios' median deviation over a tenth) are not all balls and measure nothing."""
-        ratio = _core_ratio(stats, r_pred, strong, r_pred * self.radius_scale, 2.2, 3)
+        ratio = _agreed(_core_ratios(stats, r_pred, strong, r_pred * self.radius_scale, 2.2), 3)
         if ratio is None:
             return
         ratio = 1.0 if 0.9 <= ratio <= 1.1 else float(np.clip(ratio, 0.6, 1.6))

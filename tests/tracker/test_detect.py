@@ -1035,9 +1035,10 @@ POOL = REALDATA / "pool-8ball"
 @pytest.mark.skipif(not POOL.is_dir() or not TASK1.is_dir(),
                     reason=f"real pool frames or snooker stills not found at {REALDATA}")
 def test_a_real_pool_table_is_told_and_no_real_snooker_table_is():
-    """The pool clips filmed from above or high behind the table (games 1 and 4: their balls
-    measure 1.5-1.7 times a snooker ball's on a table taken for snooker) are told to be no
-    snooker table; none of the broadcast snooker stills is."""
+    """The pool clips' first frames, each calibrated as a snooker table: their balls measure
+    1.4-1.7 times a snooker ball's size, and 9 of the 10 are told to be no snooker table (in
+    the last, filmed low from the side, the balls' sizes do not agree); none of the broadcast
+    snooker stills whose balls measure most (1.15-1.17) is."""
     from calibration.find import calibrate_image
     from tracker.detect import not_snooker
 
@@ -1046,8 +1047,8 @@ def test_a_real_pool_table_is_told_and_no_real_snooker_table_is():
         det.detect(image)
         return not_snooker(det) is not None
 
-    pool = sorted(POOL.glob("game[14]_clip*/frames/frame_first.png"))
-    assert len(pool) == 6
-    assert all(told(cv2.imread(str(p))) for p in pool)
-    stills = [TASK1 / f"{k}.jpg" for k in (1, 3, 8, 9, 18, 19, 37)]  # those measuring most
+    pool = sorted(POOL.glob("*/frames/frame_first.png"))
+    assert len(pool) == 10
+    assert sum(told(cv2.imread(str(p))) for p in pool) >= 9
+    stills = [TASK1 / f"{k}.jpg" for k in (1, 2, 3, 8, 18, 19, 37)]
     assert not any(told(cv2.imread(str(p))) for p in stills)
