@@ -94,3 +94,41 @@ def test_detect_on_a_machine_without_the_compiled_code_says_why_it_waits(tmp_pat
     found = sorted(b["ball"] for b in json.loads(r.stdout)["balls"])
     assert found == sorted(["white", *["red"] * 15, "yellow", "green", "brown", "blue", "pink",
                             "black"])
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.5])
+def test_detect_says_when_the_balls_are_far_too_big_for_a_snooker_table(tmp_path, capsys,
+                                                                        scale):
+    """``cueball detect`` on a still whose balls are 1.5 times a snooker ball's size for the
+    table (a pool table taken for a snooker table) says so in one line and still answers
+    (exit 0); on a snooker table's still it says nothing."""
+    import json
+    from dataclasses import replace
+
+    import cv2
+    import numpy as np
+
+    from calibration.calibrate import Calibration
+    from calibration.specs import SNOOKER
+    from tracker.sim.render import Renderer
+    from tracker.sim.scenarios import overhead_camera
+
+    cam = overhead_camera((1920, 1080), 3000.0, 0.0, -0.12)
+    table = replace(SNOOKER, ball_diameter_mm=SNOOKER.ball_diameter_mm * scale)
+    xs, ys = np.meshgrid([400.0, 900.0, 1400.0], [700.0, 1300.0, 1900.0])
+    pos = np.c_[xs.ravel(), ys.ravel(), np.full(9, table.ball_radius_mm)]
+    classes = ["white", "yellow", "green", "brown", "blue", "pink", "black", "red", "red"]
+    frame, _ = Renderer(cam, table).render(classes, pos)
+    still, cal = tmp_path / "table.png", tmp_path / "cal.json"
+    cv2.imwrite(str(still), frame)
+    cal.write_text(json.dumps(Calibration.from_camera(cam).to_dict()))
+    assert main(["detect", str(still), "--calibration", str(cal), "-o",
+                 str(tmp_path / "balls.json")]) == 0
+    err = [line for line in capsys.readouterr().err.splitlines()
+           if "readying" not in line]
+    if scale > 1:
+        assert len(err) == 1 and err[0].startswith("cueball detect: warning: ")
+        assert "pool table" in err[0]
+    else:
+        assert err == []
+    assert len(json.loads((tmp_path / "balls.json").read_text())["balls"]) == 9
