@@ -1577,11 +1577,14 @@ class BallTracker:
     def _confirm_red(self, cd: _Candidate, t: float, frame: int) -> bool:
         """A red turning up is a lost red (``_lost_red``; one set moving while it went unseen
         also when its path starts where that red was left), or, while fewer than ``reds`` are
-        known, a red not seen before."""
+        known, a red not seen before: at rest once play is under way (a red comes into play
+        only at the start; later one is uncovered)."""
         lost = self._lost_red(cd.xy, t, lambda reds: self._path_from_rest(reds, cd))
         if lost is not None:
             self._restart(lost, cd, t, frame)
             return True
+        if self._started(frame) and self._moving_candidate(cd):
+            return False  # a red not seen before is one uncovered, at rest: another's blur
         taken = {tr.track_id for tr in self.tracks if tr.cls == RED}
         for n in range(1, self.config.reds + 1):
             name = f"red_{n:02d}"

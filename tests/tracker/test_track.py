@@ -847,6 +847,21 @@ def test_a_colour_first_seen_moving_in_play_is_no_new_ball():
     assert state == "seen" and np.hypot(*(xy - truth["white"][k])) < 30.0
 
 
+def test_a_red_first_seen_moving_in_play_is_no_new_red():
+    """As above with the pink, whose blur's tail is read as red: fewer than 15 reds are known
+    (none at all), but a red comes into play only at the start, or uncovered at rest; no red
+    track is made."""
+    def pink(t):
+        return (900.0, 1000.0 + 1500.0 * min(max(t - 0.5, 0.0), 1.0))
+
+    def tail(t):
+        x, y = pink(t)
+        return (x, y - 80.0) if 0.8 <= t < 1.15 else None
+
+    states, _ = run_scene({"pink": pink, "white": still(300.0, 600.0), "red": tail}, 1.6)
+    assert all(sorted(st.track_ids) == ["pink", "white"] for st in states[3:])
+
+
 def test_a_new_ball_takes_the_nearest_detection_over_a_stray_one():
     """A red rolls in at the start (a candidate on its way to being confirmed) and a stray
     detection turns up once, 90 mm from where the red is seen next: the red's next sighting
