@@ -283,6 +283,9 @@ _LIGHT = 0.9
 # the balls' size over a snooker ball's (``BallDetector.size_ratio``) from which the table is
 # taken for no snooker table
 _NOT_SNOOKER = 1.35
+# the least share of the table area that looks like the cloth in a picture of the table (the
+# real footage's frames of the table 0.72 or more, a player over it included; its cut-aways 0)
+_IN_VIEW = 0.3
 _OFFSET_STEP = 32.0  # px between the grid points of the silhouette offsets
 # the points of a ball's outline lie within this share of its radius of their circle
 _ROUND = 0.08
@@ -992,6 +995,28 @@ class BallDetector:
             raise RuntimeError("no cloth model yet: call detect() on a frame first")
         return scores(self._table, frame)
 
+    def in_view(self, work: np.ndarray) -> bool:
+        """Whether the work image ``work`` (``work_image``) shows the table: at least
+        ``_IN_VIEW`` of the table area (every 4th of the pixels on a grid of every 8th work
+        pixel each way) looks like the cloth under the cloth model (a broadcast's cut to the
+        crowd, a player's face, the lamps switched off, the camera turned away: none). True
+        before a cloth model is learnt."""
+        if self._table is None:
+            return True
+        r, c = self._coarse(self._prepare(*self.geometry.image_size))
+        cloth = scores(self._table, work[r[::4], c[::4]][None])[0] < _FG_LEVEL
+        return float(cloth.mean()) >= _IN_VIEW
+
+    @staticmethod
+    def _coarse(prep: _Frame) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, columns) of every 8th work pixel each way on the table area."""
+        g = prep.grid
+        if "coarse" not in g:
+            grid = prep.mask[::8, ::8]
+            at = np.flatnonzero(grid)
+            g["coarse"] = 8 * (at // grid.shape[1]), 8 * (at % grid.shape[1])
+        return g["coarse"]
+
     def work_image(self, frame: np.ndarray) -> np.ndarray:
         """One BGR frame (H, W, 3) uint8 -> the work image the candidates are searched in: its
         table area box-averaged down to the work scale (h, w, 3) uint8. It depends on the frame
@@ -1086,13 +1111,10 @@ class BallDetector:
         # the lamps' flicker and dimming change the whole picture alike: by the median of the
         # changes over the table (a player leaning over it darkens only part of it)
         g = prep.grid
-        if "coarse" not in g:  # every 8th pixel each way on the table: (rows, columns)
-            grid = prep.mask[::8, ::8]
-            at = np.flatnonzero(grid)
-            g["coarse"] = 8 * (at // grid.shape[1]), 8 * (at % grid.shape[1])
+        coarse = self._coarse(prep)
         if self._seen_sum is None:
-            self._seen_sum = kernels.grid_sums(self._seen, *g["coarse"])
-        gain = kernels.median_ratio(kernels.grid_sums(small, *g["coarse"]), self._seen_sum, 60.0)
+            self._seen_sum = kernels.grid_sums(self._seen, *coarse)
+        gain = kernels.median_ratio(kernels.grid_sums(small, *coarse), self._seen_sum, 60.0)
         flicker = abs(gain - 1) >= 0.01
         self._gain = gain if flicker else 1.0
         seen = cv2.convertScaleAbs(self._seen, alpha=gain) if flicker else self._seen

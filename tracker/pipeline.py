@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -141,6 +142,7 @@ class _Seen:
     calibration: Calibration
     camera: object
     pockets_px: dict
+    blind: bool = False  # the frame does not show the table (``Pipeline.blind_check_s``)
 
 
 @dataclass
@@ -159,6 +161,13 @@ class Pipeline:
     new ``detect`` for the new calibration, and a ``calibrated`` event is emitted. Positions stay
     in table mm, so the tracks go on through it.
 
+    A frame that does not show the table (a broadcast's cut to the crowd or to a player, the
+    lamps off: ``BallDetector.in_view``) is seen by no stage: the balls stand as they were last
+    seen (unseen), no event comes of it and the table is not looked for in it; the tracker
+    takes up the balls where the picture comes back, as after an occlusion. Only once no frame
+    has shown the table for ``blind_check_s`` seconds is the camera checked again (it may have
+    been turned to look elsewhere).
+
     ``process(frame)`` takes one frame through every stage; ``run(frames)`` gives the same
     results for a whole source, shrinking each frame to its work image on a thread of its own
     ahead of the other stages, and running the stages after detection in a worker process.
@@ -173,6 +182,7 @@ class Pipeline:
     table: SnookerTableSpec = SNOOKER
     monitor_every: int = 10
     rebuild: Callable[[Calibration], Callable[[np.ndarray], object]] | None = None
+    blind_check_s: float = 5.0
 
     def __post_init__(self):
         if self.tracker_config.table_to_image is None:
@@ -186,6 +196,7 @@ class Pipeline:
         self.referee.feed(self.frame_start)
         self.monitor = CalibrationMonitor(self.calibration) if self.monitor_every > 0 else None
         self._use(self.calibration)
+        self._blind_since: float | None = None  # the time of the first frame of a blind spell
 
     # the stages after detection, kept together (``run`` may take them to a process of their
     # own)
@@ -304,6 +315,7 @@ class Pipeline:
                 for k, part in enumerate(parts):
                     message.append(None if _same(part, sent[k]) else part)
                     sent[k] = part
+                message.append(seen.blind)
                 outbox.send(tuple(message))
                 pending.append(frame)
                 while pending and (len(pending) > depth or inbox.poll()):
@@ -339,7 +351,19 @@ class Pipeline:
 
     def _see(self, frame: Frame, shrunk=None) -> _Seen:
         """The detection stage of one frame, given what ``_shrink`` made of it, if anything."""
-        recalibrated = self._check_camera(frame)
+        if shrunk is None:
+            shrunk = self._shrink(frame)
+        if not self._in_view(frame, shrunk):
+            if self._blind_since is None:
+                self._blind_since = frame.t
+            recalibrated = ([] if frame.t - self._blind_since < self.blind_check_s
+                            else self._check_camera(frame))
+            if not recalibrated:
+                return _Seen([], None, None, self.calibration, self._camera, self._pockets_px,
+                             blind=True)
+        else:
+            self._blind_since = None
+            recalibrated = self._check_camera(frame)
         stages = getattr(self.detect, "stages", None)
         if stages is None:
             found, classify = self.detect(frame.image), None
@@ -349,11 +373,22 @@ class Pipeline:
         return _Seen(recalibrated, found, classify, self.calibration, self._camera,
                      self._pockets_px)
 
+    def _in_view(self, frame: Frame, shrunk=None) -> bool:
+        """Whether the frame shows the table, by the detector's cloth model (True without a
+        ``BallDetector`` behind ``detect``)."""
+        detector = getattr(self.detect, "detector", None)
+        if detector is None:
+            return True
+        work = (shrunk[1] if isinstance(shrunk, tuple) and shrunk[0] is detector
+                else detector.work_image(frame.image))
+        return detector.in_view(work)
+
     def _follow(self, frame: Frame, seen: _Seen) -> FrameResult:
         """The colour, tracking, shot and referee stages of one frame, after its detection."""
+        det = None if seen.blind else _classified(seen.detections, seen.classify)
         state, events, xy_px = self._follower.follow(
-            frame.index, frame.t, seen.events, _classified(seen.detections, seen.classify),
-            (seen.calibration, seen.camera, seen.pockets_px))
+            frame.index, frame.t, seen.events, det,
+            (seen.calibration, seen.camera, seen.pockets_px), seen.blind)
         return FrameResult(frame, state, events, xy_px)
 
     def finish(self) -> list[dict]:
@@ -377,15 +412,26 @@ class _Follower:
     held: list[tuple[float, int, dict]] = field(default_factory=list)
     order: int = 0
     view: tuple | None = None  # the calibration, its camera and its pockets' px in force
+    last: TableState | None = None  # the last frame's state
 
-    def follow(self, index: int, t: float, seen_events: list[dict], det, view: tuple | None
-               ) -> tuple[TableState, list[dict], np.ndarray]:
+    def follow(self, index: int, t: float, seen_events: list[dict], det, view: tuple | None,
+               blind: bool = False) -> tuple[TableState, list[dict], np.ndarray]:
         """One frame's classified detections ``det`` -> (table state, the events due, the
         balls' image px); ``seen_events`` what detection said of the frame, ``view`` the
-        calibration, camera and pockets' px in force (None: as before)."""
+        calibration, camera and pockets' px in force (None: as before). A ``blind`` frame (it
+        does not show the table) changes nothing: the balls stand as last seen, unseen."""
         if view is not None:
             self.view = view
         calibration, camera, pockets_px = self.view
+        if blind and self.last is not None:
+            last = self.last
+            state = replace(last, frame=index, t=t, events=(),
+                            state=np.where(last.state == "seen", "predicted", last.state))
+            self.last = state
+            return (state, self.in_order(list(seen_events), -np.inf),
+                    _ball_px(state.xy_mm, camera, calibration, self.table))
+        if blind:
+            det = _NOTHING
         state = self.tracker.update(index, t, np.asarray(det.xy_mm, float),
                                     np.asarray(det.cls, int), np.asarray(det.confidence, float))
         events = list(seen_events)
@@ -401,6 +447,7 @@ class _Follower:
                 events.extend(self._score(record, e["frame"], e["t"]))
         settled = min(t, self.tracker.settled_t(t), self.shots.settled_t(t))
         events = self.in_order(events, settled)
+        self.last = state
         return state, events, _ball_px(state.xy_mm, camera, calibration, self.table)
 
     def in_order(self, events: list[dict], settled: float) -> list[dict]:
@@ -448,6 +495,10 @@ def _ball_px(xy_mm: np.ndarray, camera, calibration: Calibration,
     return out
 
 
+# the detections of a frame that shows nothing of the table
+_NOTHING = SimpleNamespace(xy_mm=np.zeros((0, 2)), cls=np.zeros(0, int), confidence=np.zeros(0))
+
+
 def _classified(found, classify):
     """What detection ``found``, classified by the colour stage ``classify`` (None: found
     classified)."""
@@ -472,11 +523,11 @@ def _follow_in_worker(follower: _Follower, inbox, outbox) -> None:
     found = classify = None
     try:
         while (item := inbox.recv()) is not None:
-            index, t, events, new_found, new_classify, view = item
+            index, t, events, new_found, new_classify, view, blind = item
             found = found if new_found is None else new_found
             classify = classify if new_classify is None else new_classify
-            det = _classified(found, classify)
-            outbox.send(("frame", follower.follow(index, t, events, det, view)))
+            det = None if blind else _classified(found, classify)
+            outbox.send(("frame", follower.follow(index, t, events, det, view, blind)))
         outbox.send(("done", (follower, classify)))
     except BaseException as exc:  # handed to the pipeline
         try:

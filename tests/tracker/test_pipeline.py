@@ -209,3 +209,38 @@ def test_run_ahead_gives_what_process_gives():
             np.testing.assert_array_equal(a.xy_px, b.xy_px)
         assert one_end == two_end
         np.testing.assert_array_equal(one_means, two_means)
+
+
+def test_frames_that_do_not_show_the_table_change_nothing():
+    """A sample clip with 40 frames that show no table spliced in before the shot (a
+    broadcast's cut to the crowd: noise; the lamps switched off: a dark picture): no stage
+    sees them. No event is dated in them, the table is not looked for in them (no
+    ``calibrated`` event), the balls stand where they were, unseen, and the shot
+    after them is scored as in the clip itself."""
+    import cv2
+
+    from tracker.track_command import make_detect
+    from tracker.video import read_frames
+
+    clip = SAMPLES / "in_off.mp4"
+    meta, _ = read_truth(clip)
+    cal = Calibration.from_camera(Camera.from_dict(meta["camera"]))
+    images = list(read_frames(clip))
+    rng = np.random.default_rng(0)
+    crowd = [cv2.GaussianBlur(rng.integers(0, 255, images[0].shape, np.uint8), (5, 5), 0)
+             for _ in range(4)]
+    blind = [crowd[k % 4] for k in range(20)] + [(images[60] // 12) for _ in range(20)]
+    spliced = images[:60] + blind + images[60:]
+    frames = [Frame(k, k / meta["fps"], image) for k, image in enumerate(spliced)]
+    pipe = Pipeline(cal, make_detect(cal), players=tuple(meta["players"]), rebuild=make_detect)
+    out = list(pipe.run(frames))
+    events = [e for r in out for e in r.events] + pipe.finish()
+    assert not [e for e in events if e["type"] == "calibrated"]
+    assert not [e for e in events if 60 <= e["frame"] < 100], events
+    before = out[59].state
+    for r in out[60:100]:
+        np.testing.assert_array_equal(r.state.track_ids, before.track_ids)
+        np.testing.assert_array_equal(r.state.xy_mm, before.xy_mm)
+        assert not (r.state.state == "seen").any()
+    assert (out[100 + 5].state.state == "seen").sum() == (before.state == "seen").sum()
+    assert pipe.referee.state.frame.score == tuple(meta["final_score"])
