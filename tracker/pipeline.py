@@ -49,6 +49,7 @@ class FrameResult:
     state: TableState
     events: list[dict]
     xy_px: np.ndarray
+    blind: bool = False  # the frame did not show the table (``Pipeline``)
 
 
 # -- sources ------------------------------------------------------------------------------------
@@ -292,13 +293,14 @@ class Pipeline:
         worker.start()
         worker_in.close()
         worker_out.close()
-        pending: collections.deque[Frame] = collections.deque()
+        pending: collections.deque[tuple[Frame, bool]] = collections.deque()  # and blind
         sent: list = [None, None, None]  # the last found, colour stage and view sent
         finished = False
 
         def result() -> FrameResult:
             state, events, xy_px = _received(inbox, worker)
-            return FrameResult(pending.popleft(), state, events, xy_px)
+            frame, blind = pending.popleft()
+            return FrameResult(frame, state, events, xy_px, blind)
 
         def end() -> None:
             """The worker's state, once every frame's result is in."""
@@ -317,7 +319,7 @@ class Pipeline:
                     sent[k] = part
                 message.append(seen.blind)
                 outbox.send(tuple(message))
-                pending.append(frame)
+                pending.append((frame, seen.blind))
                 while pending and (len(pending) > depth or inbox.poll()):
                     yield result()
             outbox.send(None)
@@ -389,7 +391,7 @@ class Pipeline:
         state, events, xy_px = self._follower.follow(
             frame.index, frame.t, seen.events, det,
             (seen.calibration, seen.camera, seen.pockets_px), seen.blind)
-        return FrameResult(frame, state, events, xy_px)
+        return FrameResult(frame, state, events, xy_px, seen.blind)
 
     def finish(self) -> list[dict]:
         """The events still held when the source ends."""

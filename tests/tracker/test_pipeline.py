@@ -237,6 +237,7 @@ def test_frames_that_do_not_show_the_table_change_nothing():
     events = [e for r in out for e in r.events] + pipe.finish()
     assert not [e for e in events if e["type"] == "calibrated"]
     assert not [e for e in events if 60 <= e["frame"] < 100], events
+    assert [r.blind for r in out] == [60 <= k < 100 for k in range(len(out))]
     before = out[59].state
     for r in out[60:100]:
         np.testing.assert_array_equal(r.state.track_ids, before.track_ids)
