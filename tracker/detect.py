@@ -1007,6 +1007,18 @@ class BallDetector:
         cloth = scores(self._table, work[r[::4], c[::4]][None])[0] < _FG_LEVEL
         return float(cloth.mean()) >= _IN_VIEW
 
+    def covers(self, frame: np.ndarray, px: np.ndarray) -> bool:
+        """Whether the cloth covers the pixels at ``px`` (N, 2) (x, y) of the BGR ``frame``:
+        at least ``_IN_VIEW`` of them look like it under the cloth model (those outside the
+        picture do not). True before a cloth model is learnt."""
+        if self._table is None:
+            return True
+        h, w = frame.shape[:2]
+        xy = np.rint(np.asarray(px, float)).astype(int)
+        inside = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+        s = scores(self._table, frame[xy[inside, 1], xy[inside, 0]][None])[0]
+        return float((s < _FG_LEVEL).sum()) >= _IN_VIEW * len(xy)
+
     @staticmethod
     def _coarse(prep: _Frame) -> tuple[np.ndarray, np.ndarray]:
         """(rows, columns) of every 8th work pixel each way on the table area."""

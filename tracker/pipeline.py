@@ -222,12 +222,17 @@ class Pipeline:
         self._camera = calibration.camera()
         self._pockets_px = calibration.pockets_px()
 
-    def _check_camera(self, frame: Frame) -> list[dict]:
-        """The ``calibrated`` event when the camera was knocked and the table found again."""
-        if self.monitor is None or frame.index % self.monitor_every:
+    def _check_camera(self, frame: Frame, same_cloth: bool = False) -> list[dict]:
+        """The ``calibrated`` event when the camera was knocked and the table found again;
+        with ``same_cloth`` only where the table found is covered by the cloth seen so far (a
+        crowd's picture may pass for a table's)."""
+        if self.monitor is None or (frame.index % self.monitor_every and not same_cloth):
             return []
         found = self.monitor.check(frame.image)
         if not isinstance(found, Calibration):
+            return []
+        if same_cloth and not self._covered(found, frame):
+            self.monitor = CalibrationMonitor(self.calibration)  # that was no table
             return []
         self._use(found)
         if self.rebuild is not None:
@@ -358,8 +363,10 @@ class Pipeline:
         if not self._in_view(frame, shrunk):
             if self._blind_since is None:
                 self._blind_since = frame.t
-            recalibrated = ([] if frame.t - self._blind_since < self.blind_check_s
-                            else self._check_camera(frame))
+            recalibrated = []
+            if frame.t - self._blind_since >= self.blind_check_s:
+                self._blind_since = frame.t  # the next try as long after this one
+                recalibrated = self._check_camera(frame, same_cloth=True)
             if not recalibrated:
                 return _Seen([], None, None, self.calibration, self._camera, self._pockets_px,
                              blind=True)
@@ -374,6 +381,19 @@ class Pipeline:
             found = find(frame.image, shrunk)
         return _Seen(recalibrated, found, classify, self.calibration, self._camera,
                      self._pockets_px)
+
+    def _covered(self, calibration: Calibration, frame: Frame) -> bool:
+        """Whether the table that ``calibration`` finds in the frame is covered by the cloth
+        the detector knows (``BallDetector.covers``, on a 9 x 17 grid inside the cushions;
+        True without a ``BallDetector`` behind ``detect``)."""
+        detector = getattr(self.detect, "detector", None)
+        if detector is None:
+            return True
+        t = self.table
+        u, v = np.meshgrid(np.linspace(0.1, 0.9, 9) * t.width_mm,
+                           np.linspace(0.05, 0.95, 17) * t.length_mm)
+        px = _ball_px(np.c_[u.ravel(), v.ravel()], calibration.camera(), calibration, t)
+        return detector.covers(frame.image, px)
 
     def _in_view(self, frame: Frame, shrunk=None) -> bool:
         """Whether the frame shows the table, by the detector's cloth model (True without a
