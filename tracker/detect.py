@@ -702,8 +702,8 @@ def _size_ratio(stats: np.ndarray, r_pred: np.ndarray, strong: np.ndarray) -> fl
     (``_core_ratios``, blobs up to six discs in area) of 0.8 or more (a ball of about the
     cloth's colour shows only part of itself as clearly not cloth, never more than itself),
     five or more agreeing; without the bounds ``radius_scale`` keeps to. Snooker balls measure
-    0.96-1.20 on the real and sample footage; a pool table's 57 mm balls on a table two thirds
-    as long, taken for a snooker table, about 1.5."""
+    at most 1.20 on the real and sample footage; a pool table's 57 mm balls on a table two
+    thirds as long, taken for a snooker table, about 1.5."""
     ratios = _core_ratios(stats, r_pred, strong, r_pred, 6.0)
     return _agreed(ratios[ratios >= 0.8], 5)
 
