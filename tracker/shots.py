@@ -204,6 +204,12 @@ def _since(history: list, t: float) -> list:
 _UNSEEN = np.full(2, np.nan)
 
 
+def _gap(t: np.ndarray, longest: float) -> bool:
+    """Whether the frame times ``t`` (sorted) leave a gap longer than ``longest`` seconds (the
+    picture did not show the table: what the balls did meanwhile is not known)."""
+    return len(t) > 1 and float(np.diff(t).max()) > longest
+
+
 def _positions(history: list, ids: list[str]) -> np.ndarray:
     """(M, N, 2) mm: where the balls ``ids`` (N) were seen at the ``history`` entries (M),
     NaN where unseen. Each entry keeps what was gathered from it: the windows looked at
@@ -499,9 +505,10 @@ class ShotTracker:
         long = shot.history[max(k - 2 * W, 0):k]
         _, v_long, ok_long = _fit_lines(np.array([h[1] for h in long]), _positions(long, ids), t0)
         v_long[resting], ok_long[resting] = 0.0, True
-        out += self._cushions(shot, ids, t, nb, pb, vb, okb, pa, va, oka, before_to,
-                              after_from, np.array([n in hits for n in range(len(ids))]),
-                              np.where(ok_long[:, None], v_long, np.nan), spanned)
+        if not _gap(t, cfg.hidden_s):  # lines across a gap in the picture turn anywhere in it
+            out += self._cushions(shot, ids, t, nb, pb, vb, okb, pa, va, oka, before_to,
+                                  after_from, np.array([n in hits for n in range(len(ids))]),
+                                  np.where(ok_long[:, None], v_long, np.nan), spanned)
         out += self._driven(shot, ids, t0, t1, pa, va, oka, kick)
         for n in np.flatnonzero(started):
             shot.moved.add(ids[n])
@@ -521,6 +528,8 @@ class ShotTracker:
             return []
         hist = shot.history[k - W:k + W]
         t = np.array([h[1] for h in hist])
+        if _gap(t, cfg.hidden_s):
+            return []
         ids = sorted(b for b in set().union(*(h[2] for h in hist)) & shot.moved
                      if not any(t[0] <= c <= t[-1] for c in shot.hit_at.get(b, ())))
         if not ids:

@@ -332,6 +332,25 @@ def test_a_cushion_is_named_and_dated(start, velocity, cushion):
     assert abs(cushions[0]["t"] - 10 / 30 - t) < 0.2 / 30
 
 
+def test_no_cushion_is_made_up_across_frames_that_did_not_show_the_table():
+    """The red of the baulk-cushion bounce above, with the 1.5 s around its bounce not shown
+    (a broadcast's cut away: no state at all for those frames): its path before and after
+    meet at the cushion, but what it did in between is not known, and no cushion is told;
+    with every frame shown, the bounce is."""
+    path = _bounce(400.0, 300.0, 0.0, -900.0)
+    frames = [{"white": _white_struck(f), "red_01": p} for f, p in enumerate(path)]
+    shots, cut = ShotTracker(), []
+    rng = np.random.default_rng(0)
+    for f, balls in enumerate(frames):
+        noisy = {k: (v[0] + rng.normal(0, 0.5), v[1] + rng.normal(0, 0.5), *v[2:])
+                 for k, v in balls.items()}
+        if not 12 <= f < 57:
+            cut += shots.update(_state(f, noisy))
+    shown = _run(frames, sigma=0.5)
+    assert [e["cushion"] for e in shown if e["type"] == "cushion"] == ["baulk"]
+    assert not [e for e in cut if e["type"] == "cushion"], cut
+
+
 def test_a_ball_in_the_jaws_is_no_cushion():
     """A ball rattled between the jaws of the middle pocket, beyond the knuckles: no cushion."""
     L = SNOOKER.length_mm
