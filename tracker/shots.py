@@ -74,7 +74,9 @@ class ShotConfig:
     or over it; still_mm_s: the speed below which a ball is still; rest_s: how long everything
     must be still to end a shot; smooth_s: the span of positions whose slope is a ball's speed
     for that; hidden_s: how long a ball out of sight keeps a shot going on the speed the
-    tracker predicts for it (longer, the prediction is a guess); max_speed_mm_s: the fastest a
+    tracker predicts for it (longer, the prediction is a guess), and the longest gap in the
+    picture (frames that did not show the table) across which a path's turn is judged a
+    cushion; max_speed_mm_s: the fastest a
     ball goes (a break-off is ~8 m/s): a step of the white faster than this is the tracker
     finding it again elsewhere, not a path.
 
