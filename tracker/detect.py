@@ -1004,8 +1004,7 @@ class BallDetector:
         if self._table is None:
             return True
         r, c = self._coarse(self._prepare(*self.geometry.image_size))
-        cloth = scores(self._table, work[r[::4], c[::4]][None])[0] < _FG_LEVEL
-        return float(cloth.mean()) >= _IN_VIEW
+        return self._mostly_cloth(work[r[::4], c[::4]], len(r[::4]))
 
     def covers(self, frame: np.ndarray, px: np.ndarray) -> bool:
         """Whether the cloth covers the pixels at ``px`` (N, 2) (x, y) of the BGR ``frame``:
@@ -1016,8 +1015,13 @@ class BallDetector:
         h, w = frame.shape[:2]
         xy = np.rint(np.asarray(px, float)).astype(int)
         inside = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
-        s = scores(self._table, frame[xy[inside, 1], xy[inside, 0]][None])[0]
-        return float((s < _FG_LEVEL).sum()) >= _IN_VIEW * len(xy)
+        return self._mostly_cloth(frame[xy[inside, 1], xy[inside, 0]], len(xy))
+
+    def _mostly_cloth(self, pixels: np.ndarray, of: int) -> bool:
+        """Whether at least ``_IN_VIEW`` of ``of`` places look like the cloth, ``pixels``
+        (K, 3) BGR being those of them in the picture."""
+        cloth = scores(self._table, pixels[None])[0] < _FG_LEVEL
+        return float(cloth.sum()) >= _IN_VIEW * of
 
     @staticmethod
     def _coarse(prep: _Frame) -> tuple[np.ndarray, np.ndarray]:

@@ -31,12 +31,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write the JSON here instead of stdout")
 
 
-def find_balls(image: np.ndarray, calibration: Calibration) -> Detections:
-    """All balls in one BGR image (H, W, 3) uint8, classified: Detections with ``cls`` set."""
-    return _found(image, calibration)[0]
-
-
-def _found(image: np.ndarray, calibration: Calibration) -> tuple[Detections, BallDetector]:
+def find_balls(image: np.ndarray, calibration: Calibration
+               ) -> tuple[Detections, BallDetector]:
+    """All balls in one BGR image (H, W, 3) uint8, classified (Detections with ``cls`` set),
+    and the detector that found them (what it measured of them: ``not_snooker``)."""
     detector = BallDetector(calibration)
     candidates = detector.detect(image)
     return (ColourClassifier(table=calibration.table).classify(candidates, detector.cloth),
@@ -57,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with said_if_slow(READYING):
             ready_kernels()
-        balls, detector = _found(image, cal)
+        balls, detector = find_balls(image, cal)
     except ValueError as exc:
         raise InputError(f"cannot detect balls in {args.image}: {exc}") from None
     if why := not_snooker(detector):
