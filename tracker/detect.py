@@ -286,6 +286,13 @@ _NOT_SNOOKER = 1.35
 # the least share of the table area that looks like the cloth in a picture of the table (the
 # real footage's frames of the table 0.72 or more, a player over it included; its cut-aways 0)
 _IN_VIEW = 0.3
+# the dimmest the lamps may make the table, as a share of its brightness when last looked at,
+# for a picture to be taken for the table with its lamps dimmed (darker: the lamps off, and a
+# cloth relearnt from it would be too dark to tell the balls from)
+_DIMMEST = 0.25
+# a change of the lamps' brightness since the table was last looked at from which the cloth is
+# learnt afresh at once (the sample clips' flicker and slow dimming: up to 0.17)
+_LAMPS_STEP = 0.25
 _OFFSET_STEP = 32.0  # px between the grid points of the silhouette offsets
 # the points of a ball's outline lie within this share of its radius of their circle
 _ROUND = 0.08
@@ -976,6 +983,14 @@ class BallDetector:
         lut = model.lut()
         return gain, model, lut, score_table(lut)
 
+    def _relearn_cloth(self, small: np.ndarray, prep: _Frame, rate: float) -> tuple | None:
+        """``_learn_cloth`` of a later frame, or None where it is too dark to learn from (the
+        lamps going out): the model so far is kept."""
+        try:
+            return self._learn_cloth(small, prep, rate)
+        except ValueError:
+            return None
+
     def _use_cloth(self, learnt: tuple, prep: _Frame) -> None:
         """The cloth model that ``_learn_cloth`` gave from now on."""
         prep.grid["gain"], self._cloth, self._lut, self._table = learnt
@@ -998,13 +1013,26 @@ class BallDetector:
     def in_view(self, work: np.ndarray) -> bool:
         """Whether the work image ``work`` (``work_image``) shows the table: at least
         ``_IN_VIEW`` of the table area (every 4th of the pixels on a grid of every 8th work
-        pixel each way) looks like the cloth under the cloth model (a broadcast's cut to the
-        crowd, a player's face, the lamps switched off, the camera turned away: none). True
-        before a cloth model is learnt."""
+        pixel each way) looks like the cloth under the cloth model, as it is or brought back to
+        the brightness of the table last looked at (the lamps dimmed down to ``_DIMMEST`` of
+        it, or brightened) (a broadcast's cut to the crowd, a player's face, the lamps switched
+        off, the camera turned away: none). True before a cloth model is learnt."""
         if self._table is None:
             return True
         r, c = self._coarse(self._prepare(*self.geometry.image_size))
-        return self._mostly_cloth(work[r[::4], c[::4]], len(r[::4]))
+        r, c = r[::4], c[::4]
+        pixels = work[r, c]
+        if self._mostly_cloth(pixels, len(r)):
+            return True
+        if self._seen is None:
+            return False
+        # the lamps dimmed or brightened: the whole picture darker or lighter alike (by the
+        # median over the table area, as the change search has it), the cloth's colour kept
+        gain = kernels.median_ratio(kernels.grid_sums(work, r, c),
+                                    kernels.grid_sums(self._seen, r, c), 60.0)
+        if not _DIMMEST <= gain <= 1.0 / _DIMMEST or abs(gain - 1.0) < 0.05:
+            return False
+        return self._mostly_cloth(cv2.convertScaleAbs(pixels, alpha=1.0 / gain), len(r))
 
     def covers(self, frame: np.ndarray, px: np.ndarray) -> bool:
         """Whether the cloth covers the pixels at ``px`` (N, 2) (x, y) of the BGR ``frame``:
@@ -1060,10 +1088,24 @@ class BallDetector:
         cfg = self.config
         self._frames_since_lut += 1
         whole = (not cfg.incremental or self._last is None or self._seen is None)
-        if self._relearning is not None and self._frames_since_lut >= _RELEARN_LAG:
+        lamps = 1.0 if whole else self._lamps(small, prep)
+        learnt = None
+        if abs(lamps - 1.0) >= _LAMPS_STEP:
+            # the lamps dimmed or brightened at once: the cloth learnt afresh from this frame
+            # (a model of the cloth under the lamps before takes it for something else) and the
+            # whole table looked at with it; a relearning from before is dropped
+            learnt = self._relearn_cloth(small, prep, 1.0)
+        if learnt is not None:
+            self._use_cloth(learnt, prep)
+            self._relearning = None
+            self._frames_since_lut = 0
+            whole = True
+        elif self._relearning is not None and self._frames_since_lut >= _RELEARN_LAG:
             # the cloth relearnt from a frame a few before (on a thread of its own, while
             # those frames were looked at), and the whole table looked at with it
-            self._use_cloth(self._relearning.result(), prep)
+            learnt = self._relearning.result()
+            if learnt is not None:
+                self._use_cloth(learnt, prep)
             self._relearning = None
             whole = True
         elif self._lut is None:
@@ -1072,12 +1114,12 @@ class BallDetector:
             whole = True
         elif self._relearning is None and self._frames_since_lut >= cfg.relearn_every:
             rate = min(1.0, cfg.adapt_rate * max(self._frames_since_lut, 1))
-            self._relearning = self._relearner().submit(self._learn_cloth, small, prep, rate)
+            self._relearning = self._relearner().submit(self._relearn_cloth, small, prep, rate)
             self._frames_since_lut = 0
         window = (0, 0, small.shape[1], small.shape[0])
         region = None
         if not whole:
-            region = self._changed(small, prep)
+            region = self._changed(small, prep, lamps)
             if region is None:
                 return self._last
             window = self._window(region, prep)
@@ -1120,17 +1162,21 @@ class BallDetector:
         self._last = result
         return result
 
-    def _changed(self, small: np.ndarray, prep: _Frame) -> np.ndarray | None:
-        """(h, w) uint8 255 around the work-image pixels on the table that changed since they
-        were last looked at, or None when nothing did. A change is the largest of the B, G, R
-        differences averaged over 3 x 3 pixels (sensor and codec noise is not)."""
-        # the lamps' flicker and dimming change the whole picture alike: by the median of the
-        # changes over the table (a player leaning over it darkens only part of it)
-        g = prep.grid
+    def _lamps(self, small: np.ndarray, prep: _Frame) -> float:
+        """The brightness of the work image ``small`` over that of the table when it was last
+        looked at. The lamps' flicker and dimming change the whole picture alike: the median
+        of the changes over the table (a player leaning over it darkens only part of it)."""
         coarse = self._coarse(prep)
         if self._seen_sum is None:
             self._seen_sum = kernels.grid_sums(self._seen, *coarse)
-        gain = kernels.median_ratio(kernels.grid_sums(small, *coarse), self._seen_sum, 60.0)
+        return kernels.median_ratio(kernels.grid_sums(small, *coarse), self._seen_sum, 60.0)
+
+    def _changed(self, small: np.ndarray, prep: _Frame, gain: float) -> np.ndarray | None:
+        """(h, w) uint8 255 around the work-image pixels on the table that changed since they
+        were last looked at, or None when nothing did; ``gain`` the lamps' (``_lamps``). A
+        change is the largest of the B, G, R differences averaged over 3 x 3 pixels (sensor and
+        codec noise is not)."""
+        g = prep.grid
         flicker = abs(gain - 1) >= 0.01
         self._gain = gain if flicker else 1.0
         seen = cv2.convertScaleAbs(self._seen, alpha=gain) if flicker else self._seen

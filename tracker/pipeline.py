@@ -321,7 +321,8 @@ class Pipeline:
                 message = [frame.index, frame.t, seen.events]
                 for k, part in enumerate(parts):
                     message.append(None if _same(part, sent[k]) else part)
-                    sent[k] = part
+                    if part is not None:  # a blind frame's nothing leaves the worker's as is
+                        sent[k] = part
                 message.append(seen.blind)
                 outbox.send(tuple(message))
                 pending.append((frame, seen.blind))

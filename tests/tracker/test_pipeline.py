@@ -211,6 +211,54 @@ def test_run_ahead_gives_what_process_gives():
         np.testing.assert_array_equal(one_means, two_means)
 
 
+def _in_off_frames(edit=lambda k, image: image):
+    """in_off's calibration (from its truth), its truth and its frames, each through ``edit``."""
+    from tracker.video import read_frames
+
+    clip = SAMPLES / "in_off.mp4"
+    meta, _ = read_truth(clip)
+    cal = Calibration.from_camera(Camera.from_dict(meta["camera"]))
+    frames = [Frame(k, k / meta["fps"], edit(k, image))
+              for k, image in enumerate(read_frames(clip))]
+    return cal, meta, frames
+
+
+def test_a_clip_ending_on_frames_that_do_not_show_the_table_runs_to_its_end():
+    """The lamps switched off for the last second of a clip (a dark picture to the end): each
+    of those frames is blind, and the pipeline ends as any clip does, the later stages' state
+    and the colour stage back from the worker process."""
+    from tracker.track_command import make_detect
+
+    cal, meta, frames = _in_off_frames(lambda k, image: image // 12 if k >= 200 else image)
+    pipe = Pipeline(cal, make_detect(cal), players=tuple(meta["players"]))
+    out = list(pipe.run(frames))
+    pipe.finish()
+    assert [r.blind for r in out] == [k >= 200 for k in range(len(frames))]
+    assert pipe.referee.state.frame.score == tuple(meta["final_score"])
+    assert pipe.detect.stages[2].classifier.means is not None
+
+
+@pytest.mark.parametrize("dim", [0.3, 2.0])
+def test_the_lamps_dimmed_or_brightened_at_once_keep_the_table_in_view(dim):
+    """The lamps dimmed to 0.3 of their brightness (or brightened twice over) at once, before
+    the shot: the table is still in view (no blind frame), every ball is still followed and
+    the shot is scored as in the clip itself (a picture taken for no table here was blind to
+    the end of the clip: the cloth is never relearnt from a frame that does not show it)."""
+    import cv2
+
+    from tracker.track_command import make_detect
+
+    cal, meta, frames = _in_off_frames(
+        lambda k, image: cv2.convertScaleAbs(image, alpha=dim) if k >= 40 else image)
+    pipe = Pipeline(cal, make_detect(cal), players=tuple(meta["players"]))
+    out = list(pipe.run(frames))
+    pipe.finish()
+    assert not any(r.blind for r in out)
+    before = (out[39].state.state == "seen").sum()
+    assert [(r.state.state == "seen").sum() for r in out[40:70]] == [before] * 30
+    assert pipe.referee.state.frame.score == tuple(meta["final_score"])
+
+
 def test_frames_that_do_not_show_the_table_change_nothing():
     """A sample clip with 40 frames that show no table spliced in before the shot (a
     broadcast's cut to the crowd: noise; the lamps switched off: a dark picture): no stage
