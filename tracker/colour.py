@@ -65,6 +65,7 @@ PRIOR_STD = {
 _EXPOSED = np.flatnonzero([c not in ("white", "yellow") for c in BALL_CLASSES])
 _WARM = np.flatnonzero([c in ("red", "pink", "brown") for c in BALL_CLASSES])
 _RED = BALL_CLASSES.index("red")
+_LIGHTEST = np.flatnonzero([c in ("white", "yellow") for c in BALL_CLASSES])
 # Hue noise (degrees) of a colour of chroma 1: a* and b* are each good to ~3 units.
 _HUE_NOISE = 170.0
 # Shares of the cloth's colour in a blurred ball's body colour, and the classes that show it:
@@ -103,6 +104,10 @@ class _Likelihood:
 
     def __call__(self, m: np.ndarray) -> np.ndarray:
         z_l = (self.l - m[:, 0]) / self.sd_l
+        if m.shape[0] == len(BALL_CLASSES):
+            # the white and the yellow are the lightest balls: lighter than their means they
+            # are no less themselves (a dark cloth or dimmed lamps raise them over the cloth)
+            z_l[:, _LIGHTEST] = np.minimum(z_l[:, _LIGHTEST], 0.0)
         z_c = (self.c - m[:, 1]) / self.sd_c
         z_h = _hue_diff(self.h, m[:, 2]) / self.sd_h
         return 0.5 * (z_l**2 + z_c**2 + z_h**2) + self.norm_lc + self.norm_h

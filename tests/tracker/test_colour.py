@@ -315,3 +315,23 @@ def test_a_struck_red_blurred_towards_brown_stays_a_red():
         frame = _frame([f for _, f, _ in still] + [colour], [p for *_, p in still] + [at],
                        cloth_l)
         assert _names(clf.classify(frame, cloth))[-1] == "red", f"frame {k + 1}"
+
+
+def test_the_white_and_yellow_far_lighter_than_a_dark_cloth_are_themselves():
+    """The first frame of the sample clip on a blue cloth with its lamps at half brightness
+    (body colours and detection confidences as the detector measured them): the dark cloth
+    puts the white at 3.5 times its lightness and the yellow at 3.4, far past the prior's
+    (1.65 and 1.75, spread 0.4), which once made the white no ball at all. The white and the
+    yellow are the lightest balls: every ball is its class."""
+    cloth = ClothModel(np.array([0.587, 0.343, 0.067]), 0.0072, 107.0)
+    balls = [("red", (57, 167, 153)), ("green", (62, 102, 142)), ("brown", (40, 140, 147)),
+             ("white", (122, 128, 130)), ("red", (45, 162, 148)), ("pink", (90, 149, 129)),
+             ("black", (7, 129, 128)), ("yellow", (119, 121, 177)), ("red", (56, 166, 153))]
+    lab = np.array([b[1] for b in balls], float)
+    f = features(lab, cloth_lightness(cloth))
+    assert f[3, 0] > 3.3 and f[7, 0] > 3.3
+    n = len(balls)
+    sure = np.array([0.998, 0.938, 0.976, 0.995, 0.976, 0.996, 0.57, 0.996, 1.0])
+    d = Detections(np.zeros((n, 2)), np.full(n, 10.0), np.full(n, -1), sure, lab=lab)
+    out = ColourClassifier().classify(d, cloth)
+    assert [BALL_CLASSES[c] for c in out.cls] == [b[0] for b in balls]
