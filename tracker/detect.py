@@ -290,6 +290,9 @@ _IN_VIEW = 0.3
 # for a picture to be taken for the table with its lamps dimmed (darker: the lamps off, and a
 # cloth relearnt from it would be too dark to tell the balls from)
 _DIMMEST = 0.25
+# the least share of its disc a ball showing the lamps' highlight in its middle fills (a blue
+# on a blue cloth under lamps at 0.7 of their brightness: 0.33; others ``min_cover``)
+_LIT_COVER = 0.3
 # a change of the lamps' brightness since the table was last looked at from which the cloth is
 # learnt afresh at once (the sample clips' flicker and slow dimming: up to 0.17)
 _LAMPS_STEP = 0.25
@@ -1252,7 +1255,7 @@ class BallDetector:
             cands = np.concatenate([cands, old[d < 3 * kept.r_px]])
         streak = np.r_[streak, np.zeros(len(cands) - n_new, bool)]
         r_exp = self._radius_at(cands, prep)
-        sil, cover, lab, ok = self._refine(frame, cands, r_exp, prep, streak)
+        sil, cover, lab, ok, lit = self._refine(frame, cands, r_exp, prep, streak)
         placed = self._by_highlights(frame, sil, r_exp, lab,
                                      ok & (np.arange(len(ok)) < n_new) & ~streak)
         if placed is not None:  # the balls of a cluster placed by their highlights
@@ -1262,9 +1265,9 @@ class BallDetector:
                            np.zeros(len(cands) - len(placed) - len(blurred), bool)]
             n_new = len(placed) + len(blurred)
             r_exp = self._radius_at(cands, prep)
-            sil, cover, lab, ok = self._refine(frame, cands, r_exp, prep, streak)
+            sil, cover, lab, ok, lit = self._refine(frame, cands, r_exp, prep, streak)
         ok = ok & (np.arange(len(ok)) < n_new)
-        sil, cover, lab, r_exp = sil[ok], cover[ok], lab[ok], r_exp[ok]
+        sil, cover, lab, r_exp, lit = sil[ok], cover[ok], lab[ok], r_exp[ok], lit[ok]
         if not len(sil):
             return Detections.empty(with_mm=True), kept, claimed
         xy = self.geometry.centre_px(sil, r_exp)
@@ -1274,7 +1277,9 @@ class BallDetector:
         r = t.ball_radius_mm
         inside = ((mm[:, 0] > r - m) & (mm[:, 0] < t.width_mm - r + m)
                   & (mm[:, 1] > r - m) & (mm[:, 1] < t.length_mm - r + m))
-        keep = inside & (cover >= cfg.min_cover)
+        # a ball barely off the cloth's colour (a blue on a blue cloth under dimmed lamps) fills
+        # less of its disc: the lamps' highlight in its middle tells it
+        keep = inside & (cover >= np.where(lit, _LIT_COVER, cfg.min_cover))
         conf = np.clip(cover, 0, 1)
         d = Detections(xy[keep], r_exp[keep], np.full(int(keep.sum()), -1), conf[keep], mm[keep],
                        lab[keep])
@@ -1688,7 +1693,8 @@ class BallDetector:
         along its path: it is kept where it covers its disc.
 
         Returns silhouette centres (N, 2), cover (N,) (share of the expected disc that is not
-        cloth), body colour (N, 3) Lab and a keep mask (N,)."""
+        cloth), body colour (N, 3) Lab, a keep mask (N,) and which show the lamps' highlight
+        within 0.6 radii of their centre (N,)."""
         n = len(cands)
         half = int(np.ceil(1.8 * r_exp.max())) + 1
         c = cands.copy()
@@ -1761,7 +1767,7 @@ class BallDetector:
             light = win[grey].astype(np.float32) @ np.float32([0.114, 0.587, 0.299])
             edge, sharp = _edge_centres(light, c[grey] + half, r_exp[grey])
             c[grey] = np.where(sharp[:, None], (edge - half).astype(np.float32), c[grey])
-        return c.astype(np.float64) + base, cover, lab, ok
+        return c.astype(np.float64) + base, cover, lab, ok, lit
 
     def _still(self, xy_px: np.ndarray, r: np.ndarray) -> np.ndarray:
         """(N,) bool: a ball of the last answer was within ``_STILL`` radii ``r`` (N,) of each

@@ -318,7 +318,7 @@ def test_a_disc_on_a_bar_lying_across_the_table_is_not_a_ball(overhead):
     det.detect(frame)
     prep = det._prepare(frame.shape[1], frame.shape[0])
     on_shaft = cam.project(np.array([[900.0, 1450.0, 8.0]]))
-    *_, ok = det._refine(frame, on_shaft, det._radius_at(on_shaft, prep), prep)
+    _, _, _, ok, _ = det._refine(frame, on_shaft, det._radius_at(on_shaft, prep), prep)
     assert not ok[0]
 
 
@@ -807,6 +807,23 @@ def test_a_patch_of_cloth_just_over_the_threshold_is_no_ball(overhead):
     cv2.circle(patched, (int(c[0]), int(c[1])), int(1.2 * r_px), fits[0].tolist(), -1)
     d = BallDetector(cal).detect(patched)
     assert len(d) == 1 and np.hypot(*(d.xy_px[0] - cam.project(red)[0])) < 0.3 * r_px
+
+
+def test_a_blue_on_a_blue_cloth_under_dimmed_lamps_is_found_by_its_highlight():
+    """The first frame of the sample clip on a blue cloth at 0.7 of its brightness: the blue
+    ball's body is barely off the cloth's colour (it fills a third of its disc, where a ball
+    must fill 0.42), but the lamps' highlight in its middle tells it: every ball of the frame
+    is found, within a third of a radius."""
+    clip = Path(__file__).resolve().parents[2] / "sample_videos" / "wrong_ball_first.mp4"
+    meta, truth = read_truth(clip)
+    cal = Calibration.from_camera(Camera.from_dict(meta["camera"]))
+    frame = cv2.convertScaleAbs(next(iter(read_frames(clip))), alpha=0.7)
+    d = BallDetector(cal).detect(frame)
+    vis = truth.visible[0] >= 0.5
+    assert "blue" in [b for b, v in zip(truth.ids, vis) if v]
+    dist = np.hypot(*(d.xy_px[:, None] - truth.px[0, vis][None]).transpose(2, 0, 1))
+    assert len(d) == vis.sum()
+    assert (dist.min(0) < truth.r_px[0, vis] / 3).all(), dist.min(0)
 
 
 def test_cloth_model_learnt_from_the_frame(overhead):
