@@ -5,10 +5,7 @@ highlight) becomes three features: lightness relative to the cloth's, chroma and
 a*b* plane. Each class is a Gaussian over these features (the hue's spread growing as the chroma
 falls). Red, pink and brown sit close in hue; they are kept apart by hue (pink is bluer, brown
 yellower than red), by chroma and by lightness relative to the cloth, which removes the camera's
-exposure; the exposure and the white balance left are measured on the reds of each frame. Where
-the light changes after the first frame (the lamps dimmed or of another colour, the camera's
-white balance moved), the change of the cloth's B, G, R tells it, and the balls' colours are
-taken back to the first frame's light before they are classified.
+exposure; the exposure and the white balance left are measured on the reds of each frame.
 
 The class means start from a prior table fitted to broadcast footage and are learnt from the
 footage itself. The first frame is fitted as a whole: the balls are assigned under the game's
@@ -32,7 +29,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
@@ -69,12 +65,6 @@ PRIOR_STD = {
 _EXPOSED = np.flatnonzero([c not in ("white", "yellow") for c in BALL_CLASSES])
 _WARM = np.flatnonzero([c in ("red", "pink", "brown") for c in BALL_CLASSES])
 _RED = BALL_CLASSES.index("red")
-# the change of any of the cloth's B, G, R since the first frame from which the balls' colours
-# are taken back to the first frame's light (``ColourClassifier._relit``); the sample clips'
-# flicker and the relearnt cloth's noise stay under it
-_RELIT = 0.05
-# the least level (of 255) of a channel of the cloth whose change is taken for the light's
-_RELIT_LEVEL = 40.0
 _LIGHTEST = np.flatnonzero([c in ("white", "yellow") for c in BALL_CLASSES])
 # Hue noise (degrees) of a colour of chroma 1: a* and b* are each good to ~3 units.
 _HUE_NOISE = 170.0
@@ -121,22 +111,6 @@ class _Likelihood:
         z_c = (self.c - m[:, 1]) / self.sd_c
         z_h = _hue_diff(self.h, m[:, 2]) / self.sd_h
         return 0.5 * (z_l**2 + z_c**2 + z_h**2) + self.norm_lc + self.norm_h
-
-
-def relit(lab: np.ndarray, gain: np.ndarray) -> np.ndarray:
-    """(N, 3) OpenCV 8-bit Lab colours with their B, G, R each times ``gain`` (3,) (saturating
-    at full scale): the same surfaces under another light."""
-    lab = np.asarray(lab, np.float32).reshape(-1, 3)
-    std = np.empty_like(lab)
-    std[:, 0] = lab[:, 0] * (100.0 / 255.0)
-    std[:, 1:] = lab[:, 1:] - 128.0
-    bgr = cv2.cvtColor(std[None], cv2.COLOR_Lab2BGR)[0]
-    bgr = np.clip(bgr * np.asarray(gain, np.float32), 0.0, 1.0)
-    back = cv2.cvtColor(bgr[None], cv2.COLOR_BGR2Lab)[0]
-    out = np.empty(back.shape, np.float64)
-    out[:, 0] = back[:, 0] * (255.0 / 100.0)
-    out[:, 1:] = back[:, 1:] + 128.0
-    return out
 
 
 def cloth_lab(cloth: ClothModel) -> np.ndarray:
@@ -305,7 +279,6 @@ class ColourClassifier:
         self.means = np.array(self.means, float)
         self._learnt = self.means.copy()
         self._frames = 0
-        self._cloth: ClothModel | None = None  # the first frame's cloth
         # class -> where its balls were last seen ((M, 2) table mm), on which frame, and their
         # speeds ((M, 2) mm per frame)
         self._seen: dict[int, tuple[np.ndarray, int, np.ndarray]] = {}
@@ -338,9 +311,8 @@ class ColourClassifier:
             return detections
         if detections.lab is None:
             raise ValueError("classify needs Detections.lab (the balls' body colours)")
-        body, cloth = self._relit(detections.lab, cloth)
         lab = cloth_lab(cloth)
-        f = features(body, lab[0])
+        f = features(detections.lab, lab[0])
         f = np.where(np.isfinite(f), f, 0.0)
         counts = max_counts(self.table)
         # a weak detection is cheaper to reject
@@ -384,29 +356,6 @@ class ColourClassifier:
         self.means = np.minimum(np.maximum(self.means, self._learnt - lim), self._learnt + lim)
         self._frames += 1
         return detections.replace(cls=cls, confidence=conf)[keep]
-
-    def _relit(self, lab: np.ndarray, cloth: ClothModel) -> tuple[np.ndarray, ClothModel]:
-        """The balls' body colours ``lab`` (N, 3) and the cloth, as they would be under the
-        lamps and the camera's white balance of the first frame: where the cloth's B, G, R have
-        changed since then by more than ``_RELIT`` (the lamps dimmed or of another colour, the
-        camera's white balance moved), each channel of the balls' colours is taken back by its
-        change on the cloth (a change of the light scales each channel alike on every surface),
-        and the cloth is the first frame's."""
-        bgr = cloth.chroma * cloth.level
-        if self._cloth is None:
-            self._cloth = cloth
-            return lab, cloth
-        first = self._cloth.chroma * self._cloth.level
-        gain = bgr / np.maximum(first, 1e-6)
-        # a channel the cloth shows little of tells nothing of its light (the codec's noise, the
-        # toe of the camera's curve): it is taken to change as the others do
-        sure = np.minimum(bgr, first) >= _RELIT_LEVEL
-        if not sure.any():
-            return lab, cloth
-        gain = np.where(sure, gain, gain[sure].mean())
-        if np.abs(gain - 1).max() <= _RELIT:
-            return lab, cloth
-        return relit(lab, 1.0 / gain), self._cloth
 
     def _settle(self, f: np.ndarray, counts: np.ndarray, reject: np.ndarray, start: np.ndarray,
                 bonus: np.ndarray, spots: np.ndarray, cloth: np.ndarray | None = None):
