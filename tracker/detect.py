@@ -1022,17 +1022,17 @@ class BallDetector:
         off, the camera turned away: none). True before a cloth model is learnt."""
         if self._table is None:
             return True
-        r, c = self._coarse(self._prepare(*self.geometry.image_size))
+        prep = self._prepare(*self.geometry.image_size)
+        r, c = self._coarse(prep)
         r, c = r[::4], c[::4]
         pixels = work[r, c]
         if self._mostly_cloth(pixels, len(r)):
             return True
         if self._seen is None:
             return False
-        # the lamps dimmed or brightened: the whole picture darker or lighter alike (by the
-        # median over the table area, as the change search has it), the cloth's colour kept
-        gain = kernels.median_ratio(kernels.grid_sums(work, r, c),
-                                    kernels.grid_sums(self._seen, r, c), 60.0)
+        # the lamps dimmed or brightened: the whole picture darker or lighter alike, the
+        # cloth's colour kept
+        gain = self._lamps(work, prep)
         if not _DIMMEST <= gain <= 1.0 / _DIMMEST or abs(gain - 1.0) < 0.05:
             return False
         return self._mostly_cloth(cv2.convertScaleAbs(pixels, alpha=1.0 / gain), len(r))
