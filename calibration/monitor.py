@@ -90,6 +90,11 @@ class CalibrationMonitor:
         d[:, 1:-1] = prof[:, 2:] - prof[:, :-2]
         return d
 
+    @property
+    def has_reference(self) -> bool:
+        """Whether the edges of a first frame are held to compare later frames with."""
+        return self._reference is not None
+
     def side_shifts(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """How far (px, along the inward normal) each side's edges moved since the reference
         frame, and the share of that side's samples that still match it (a player or a cue

@@ -296,6 +296,17 @@ _LIT_COVER = 0.3
 # a change of the lamps' brightness since the table was last looked at from which the cloth is
 # learnt afresh at once (the sample clips' flicker and slow dimming: up to 0.17)
 _LAMPS_STEP = 0.25
+# a change of the light's colour since the table was last looked at (the camera's white balance
+# moved, lamps of another colour): one of the cloth's B, G, R changed by this share more than
+# the three do on average (and by 2.5 of its levels, for a channel the cloth shows little of:
+# the codec's rounding), from which the change is taken off every picture (the sample clips'
+# flicker and dimming: at most 0.79 of it)
+_TINT_STEP = 0.05
+_TINT_LEVELS = 2.5
+# the least level (of 255) of a channel of the table for its change to be measured on the cloth,
+# and on anything else
+_LIT_LEVEL = 8.0
+_LIT_ELSEWHERE = 40.0
 _OFFSET_STEP = 32.0  # px between the grid points of the silhouette offsets
 # the points of a ball's outline lie within this share of its radius of their circle
 _ROUND = 0.08
@@ -850,6 +861,12 @@ class BallDetector:
         self._last: Detections | None = None
         self._seen: np.ndarray | None = None
         self._seen_sum: np.ndarray | None = None  # B + G + R of ``_seen`` on a coarse grid
+        # where on a sparser grid each channel of ``_seen`` is measured, what it was, its levels
+        self._seen_px: tuple | None = None
+        # the B, G, R gains that take a picture back to the light's colour when the cloth and
+        # the balls were first seen (``_recast``; None: as it is), and their lookup table
+        self._cast: np.ndarray | None = None
+        self._cast_lut: np.ndarray | None = None
         self._seen_most: np.ndarray | None = None  # ``_most`` of ``_seen``
         # the largest change of the picture's brightness (a fraction) since the whole table
         # was last looked at: the lamps' flicker
@@ -882,7 +899,8 @@ class BallDetector:
         self._glint_at = self._glint_from = None
         self._last = None
         self._seen = None
-        self._seen_sum = self._seen_most = None
+        self._seen_sum = self._seen_most = self._seen_px = None
+        self._cast = self._cast_lut = None
         self._swing = 0.0
         self._gain = 1.0
         self._boxes_cut = 0
@@ -1013,26 +1031,38 @@ class BallDetector:
             raise RuntimeError("no cloth model yet: call detect() on a frame first")
         return scores(self._table, frame)
 
-    def in_view(self, work: np.ndarray) -> bool:
+    def in_view(self, work: np.ndarray, tinted: bool = False) -> bool:
         """Whether the work image ``work`` (``work_image``) shows the table: at least
         ``_IN_VIEW`` of the table area (every 4th of the pixels on a grid of every 8th work
         pixel each way) looks like the cloth under the cloth model, as it is or brought back to
         the brightness of the table last looked at (the lamps dimmed down to ``_DIMMEST`` of
         it, or brightened) (a broadcast's cut to the crowd, a player's face, the lamps switched
-        off, the camera turned away: none). True before a cloth model is learnt."""
+        off, the camera turned away: none). With ``tinted`` each of B, G, R is brought back
+        on its own (the camera's white balance moved, lamps of another colour): three free
+        gains let more pictures pass for the table, so the caller asks for it only where
+        something else (the cushions' edges in place) says the camera still sees the table.
+        True before a cloth model is learnt."""
         if self._table is None:
             return True
         prep = self._prepare(*self.geometry.image_size)
-        r, c = self._coarse(prep)
-        r, c = r[::4], c[::4]
-        pixels = work[r, c]
-        if self._mostly_cloth(pixels, len(r)):
+        r, c = self._sparse(prep)
+        pixels = self._uncast(work[r, c][None])[0]
+        if not tinted and self._mostly_cloth(pixels, len(r)):
             return True
         if self._seen is None:
             return False
+        if tinted:
+            gain = self._light(self._uncast(work), prep)[0]
+            if not np.isfinite(gain).any():
+                return False
+            gain = np.where(np.isfinite(gain), gain, np.nanmean(gain))
+            if not ((_DIMMEST <= gain) & (gain <= 1.0 / _DIMMEST)).all():
+                return False
+            back = np.clip(pixels / gain.astype(np.float32), 0, 255).astype(np.uint8)
+            return self._mostly_cloth(back, len(r))
         # the lamps dimmed or brightened: the whole picture darker or lighter alike, the
         # cloth's colour kept
-        gain = self._lamps(work, prep)
+        gain = self._lamps(self._uncast(work), prep)
         if not _DIMMEST <= gain <= 1.0 / _DIMMEST or abs(gain - 1.0) < 0.05:
             return False
         return self._mostly_cloth(cv2.convertScaleAbs(pixels, alpha=1.0 / gain), len(r))
@@ -1046,7 +1076,8 @@ class BallDetector:
         h, w = frame.shape[:2]
         xy = np.rint(np.asarray(px, float)).astype(int)
         inside = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
-        return self._mostly_cloth(frame[xy[inside, 1], xy[inside, 0]], len(xy))
+        return self._mostly_cloth(self._uncast(frame[xy[inside, 1], xy[inside, 0]][None])[0],
+                                  len(xy))
 
     def _mostly_cloth(self, pixels: np.ndarray, of: int) -> bool:
         """Whether at least ``_IN_VIEW`` of ``of`` places look like the cloth, ``pixels``
@@ -1063,6 +1094,12 @@ class BallDetector:
             at = np.flatnonzero(grid)
             g["coarse"] = 8 * (at // grid.shape[1]), 8 * (at % grid.shape[1])
         return g["coarse"]
+
+    @classmethod
+    def _sparse(cls, prep: _Frame) -> tuple[np.ndarray, np.ndarray]:
+        """Every 4th of ``_coarse``'s pixels."""
+        r, c = cls._coarse(prep)
+        return r[::4], c[::4]
 
     def work_image(self, frame: np.ndarray) -> np.ndarray:
         """One BGR frame (H, W, 3) uint8 -> the work image the candidates are searched in: its
@@ -1091,6 +1128,16 @@ class BallDetector:
         cfg = self.config
         self._frames_since_lut += 1
         whole = (not cfg.incremental or self._last is None or self._seen is None)
+        raw, small = small, self._uncast(small)
+        if not whole and _tinted(*self._light(small, prep)):
+            # the light changed colour at once (the camera's white balance moved): the change
+            # taken off this picture and every later one, which then look as in the light the
+            # cloth and the balls' colours were learnt in; the whole table looked at again
+            self._recast(small, prep)
+            small = self._uncast(raw)
+            whole = True
+        if self._cast_lut is not None:
+            frame = cv2.LUT(frame, self._cast_lut)
         lamps = 1.0 if whole else self._lamps(small, prep)
         learnt = None
         if abs(lamps - 1.0) >= _LAMPS_STEP:
@@ -1137,7 +1184,7 @@ class BallDetector:
             window = (0, 0, small.shape[1], small.shape[0])
             found = self._look(frame, small, prep, window, region, in_boxes=False)
         new, kept, claimed = found
-        self._seen_sum = None
+        self._seen_sum = self._seen_px = None
         if kept is None:
             self._seen = small.copy()
             self._seen_most = None
@@ -1165,6 +1212,41 @@ class BallDetector:
         self._last = result
         return result
 
+    def _uncast(self, image: np.ndarray) -> np.ndarray:
+        """``image`` (..., 3) BGR uint8 in the colour of the light the cloth and the balls were
+        first seen in (``_recast``): itself until the light changed colour."""
+        return image if self._cast_lut is None else cv2.LUT(image, self._cast_lut)
+
+    def _recast(self, small: np.ndarray, prep: _Frame) -> None:
+        """The light's change of colour between what was last seen and the work image
+        ``small`` (as ``_uncast`` had it), added to what ``_uncast`` takes off: per channel,
+        the median change over every pixel of the picture that showed it at
+        ``_LIT_ELSEWHERE`` or more, unsaturated (the cloth, the balls, the cushions' rims, the
+        pockets' leather; a channel the cloth shows little of is measured on the rest, or on
+        the cloth as ``_light`` has it where nothing else shows it), divided by the three's
+        mean (a change of brightness is the lamps', left to the cloth's relearning)."""
+        then = self._seen.reshape(-1, 3)
+        now = small.reshape(-1, 3)
+        gain = self._light(small, prep)[0]
+        for ch in range(3):
+            ok = ((then[:, ch] >= _LIT_ELSEWHERE) & (then[:, ch] < 250) & (now[:, ch] > 0)
+                  & (now[:, ch] < 250))
+            if ok.sum() >= 50:
+                gain[ch] = float(np.median(now[ok, ch].astype(np.float32) / then[ok, ch]))
+        if np.isfinite(gain).sum() < 2:
+            return
+        gain = np.where(np.isfinite(gain), gain, np.nanmean(gain))
+        gain /= gain.mean()
+        cast = (np.ones(3) if self._cast is None else self._cast) / gain
+        if np.abs(cast - 1.0).max() < 0.01:
+            self._cast = self._cast_lut = None
+            return
+        self._cast = cast
+        self._cast_lut = np.stack(
+            [np.clip(np.rint(np.arange(256) * c), 0, 255).astype(np.uint8) for c in cast],
+            1)[:, None, :]
+        self._seen_sum = self._seen_px = None
+
     def _lamps(self, small: np.ndarray, prep: _Frame) -> float:
         """The brightness of the work image ``small`` over that of the table when it was last
         looked at. The lamps' flicker and dimming change the whole picture alike: the median
@@ -1173,6 +1255,32 @@ class BallDetector:
         if self._seen_sum is None:
             self._seen_sum = kernels.grid_sums(self._seen, *coarse)
         return kernels.median_ratio(kernels.grid_sums(small, *coarse), self._seen_sum, 60.0)
+
+    def _light(self, small: np.ndarray, prep: _Frame) -> tuple[np.ndarray, np.ndarray]:
+        """(3,) the change of each of B, G, R of the work image ``small`` since the table was
+        last looked at: the median over the table (``_sparse``) of its ratio to what was seen,
+        where that is at least ``_LIT_LEVEL`` (NaN where under half of the table is); and (3,)
+        the median level of what was seen there. (The median of the ratios, not the ratio of
+        the sums: the codec's rounding and the camera's curve change a channel the cloth shows
+        little of by up to twice as much as the others under the lamps' flicker; the median
+        keeps to the many pixels left as they were.)"""
+        r, c = self._sparse(prep)
+        if self._seen_px is None:
+            # per channel measured: where, and what was seen there
+            then = self._seen[r, c].astype(np.float32)
+            level = np.full(3, np.nan)
+            where = []
+            for ch in range(3):
+                lit = np.flatnonzero(then[:, ch] >= _LIT_LEVEL)
+                if 2 * len(lit) >= len(then) > 0:  # the cloth's own, not a few balls'
+                    where.append((ch, r[lit], c[lit], then[lit, ch]))
+                    level[ch] = float(np.median(then[lit, ch]))
+            self._seen_px = (where, level)
+        where, level = self._seen_px
+        out = np.full(3, np.nan)
+        for ch, rr, cc, then in where:
+            out[ch] = kernels.median_ratio(small[rr, cc, ch].astype(np.float32), then, 0.0)
+        return out, level
 
     def _changed(self, small: np.ndarray, prep: _Frame, gain: float) -> np.ndarray | None:
         """(h, w) uint8 255 around the work-image pixels on the table that changed since they
@@ -2001,6 +2109,20 @@ def _shadow_coloured(lab: np.ndarray, cloth_lab: np.ndarray) -> np.ndarray:
     ab, ab0 = lab[:, 1:] - 128.0, cloth_lab[1:] - 128.0
     along = ab @ ab0 / max(float(np.hypot(*ab0)), 1e-6)
     return (light < 0.5) & (light >= 0.15) & (along > 0.5 * np.hypot(ab[:, 0], ab[:, 1]))
+
+
+def _tinted(light: np.ndarray, level: np.ndarray) -> bool:
+    """Whether the light changed colour, given the change of each of B, G, R ``light`` (3,)
+    and their levels ``level`` (3,) (``BallDetector._light``): one of them changed more or less
+    than the three on average (weighed by their levels, as the lamps' brightness is) by over
+    ``_TINT_STEP`` of it and ``_TINT_LEVELS`` of its levels (a channel at a level of 10 moves
+    in steps of a tenth). A change of brightness alone is none."""
+    known = np.isfinite(light)
+    if known.sum() < 2:
+        return False
+    g, lv = light[known], level[known]
+    mean = float((g * lv).sum() / lv.sum())
+    return bool((np.abs(g / mean - 1.0) > np.maximum(_TINT_STEP, _TINT_LEVELS / lv)).any())
 
 
 def _skin_coloured(lab: np.ndarray, cloth_lab: np.ndarray) -> np.ndarray:

@@ -611,11 +611,11 @@ def test_the_cloth_is_relearnt_on_a_thread_of_its_own_and_the_answers_do_not_han
         learn = BallDetector._learn_cloth
         threads = []
 
-        def slow(self, small, prep, rate):
+        def slow(self, small, prep, rate, *light):
             threads.append(threading.current_thread().name)
             if threads[1:]:
                 time.sleep(delay)
-            return learn(self, small, prep, rate)
+            return learn(self, small, prep, rate, *light)
 
         with monkeypatch.context() as m:
             m.setattr(BallDetector, "_learn_cloth", slow)
@@ -1069,3 +1069,20 @@ def test_a_real_pool_table_is_told_and_no_real_snooker_table_is():
     assert sum(told(cv2.imread(str(p))) for p in pool) >= 9
     stills = [TASK1 / f"{k}.jpg" for k in (1, 2, 3, 8, 18, 19, 37)]
     assert not any(told(cv2.imread(str(p))) for p in stills)
+
+
+def test_a_change_of_the_lights_colour_is_told_from_one_of_its_brightness():
+    """The lamps' brightness changes every channel alike: no change of colour, however large;
+    a channel the cloth shows little of moves in whole levels (11 to 12 is a ninth) without
+    one; the blue cloth's B down by 0.15 with its G kept is one, by 0.05 not."""
+    from tracker.detect import _tinted
+
+    green = np.array([11.0, 141.0, 17.0])
+    blue = np.array([124.0, 72.0, 15.0])
+    assert not _tinted(np.array([0.3, 0.3, 0.3]), green)
+    assert not _tinted(np.array([1.0, 0.95, 1.0]), green)  # B, R still in their levels
+    assert not _tinted(np.array([12 / 11, 1.0, 18 / 17]), green)
+    assert not _tinted(np.array([np.nan, 0.8, np.nan]), green)  # one channel tells nothing
+    assert _tinted(np.array([1.0, 0.7, 1.0]), green)
+    assert _tinted(np.array([0.85, 1.0, np.nan]), blue)
+    assert not _tinted(np.array([0.95, 1.0, np.nan]), blue)

@@ -211,11 +211,12 @@ def test_run_ahead_gives_what_process_gives():
         np.testing.assert_array_equal(one_means, two_means)
 
 
-def _in_off_frames(edit=lambda k, image: image):
-    """in_off's calibration (from its truth), its truth and its frames, each through ``edit``."""
+def _in_off_frames(edit=lambda k, image: image, name: str = "in_off"):
+    """in_off's (or clip ``name``'s) calibration (from its truth), its truth and its frames,
+    each through ``edit``."""
     from tracker.video import read_frames
 
-    clip = SAMPLES / "in_off.mp4"
+    clip = SAMPLES / f"{name}.mp4"
     meta, _ = read_truth(clip)
     cal = Calibration.from_camera(Camera.from_dict(meta["camera"]))
     frames = [Frame(k, k / meta["fps"], edit(k, image))
@@ -257,6 +258,85 @@ def test_the_lamps_dimmed_or_brightened_at_once_keep_the_table_in_view(dim):
     before = (out[39].state.state == "seen").sum()
     assert [(r.state.state == "seen").sum() for r in out[40:70]] == [before] * 30
     assert pipe.referee.state.frame.score == tuple(meta["final_score"])
+
+
+def _tinted(gains, start: int):
+    """An ``edit`` for ``_in_off_frames``: B, G, R times ``gains`` from frame ``start`` on (the
+    camera's white balance moved at once)."""
+    import cv2
+
+    lut = np.stack([np.clip(np.arange(256) * g, 0, 255).astype(np.uint8) for g in gains],
+                   1)[:, None, :]
+    return lambda k, image: cv2.LUT(image, lut) if k >= start else image
+
+
+def _seen_counts(name: str, edit=lambda k, image: image) -> tuple[list[int], tuple]:
+    """How many balls are seen on each frame of clip ``name`` through ``edit``, whether any
+    frame was blind, and the score at its end."""
+    from tracker.track_command import make_detect
+
+    cal, meta, frames = _in_off_frames(edit, name)
+    pipe = Pipeline(cal, make_detect(cal), players=tuple(meta["players"]))
+    out = list(pipe.run(frames))
+    pipe.finish()
+    return ([int((r.state.state == "seen").sum()) for r in out], any(r.blind for r in out),
+            pipe.referee.state.frame.score, tuple(meta["final_score"]))
+
+
+@pytest.fixture(scope="module")
+def untinted_seen():
+    """``_seen_counts`` of a clip as it is, made once."""
+    cache = {}
+
+    def seen(name: str) -> list[int]:
+        if name not in cache:
+            cache[name] = _seen_counts(name)[0]
+        return cache[name]
+
+    return seen
+
+
+@pytest.mark.parametrize("name, gains", [
+    ("wrong_ball_first", (0.7, 1.0, 1.3)), ("wrong_ball_first", (0.85, 1.0, 1.15)),
+    ("wrong_ball_first", (1.0, 0.7, 1.0)), ("in_off", (1.0, 0.7, 1.0)),
+    ("in_off", (0.7, 1.0, 1.3))])
+def test_the_light_changing_colour_at_once_keeps_the_table_in_view_and_the_score(
+        name, gains, untinted_seen):
+    """The camera's white balance moved at once before the shot (B, G, R each scaled): the
+    table stays in view (wrong_ball_first's blue cloth with (0.7, 1, 1.3) and (1, 0.7, 1):
+    every later frame was taken for no table, and no shot was scored), the change is taken
+    off the pictures at once, so the balls are seen as in the clip itself (wrong_ball_first
+    with (0.85, 1, 1.15): the brown and the blue were lost for 20 frames and the foul was
+    valued as a red's; in_off's green cloth with (1, 0.7, 1): the white taken for no ball and
+    a hand for a red, no shot scored; with (0.7, 1, 1.3) a ninth ball seen for 90 frames) and
+    the shot is scored as in the clip."""
+    seen, blind, score, truth = _seen_counts(name, _tinted(gains, 40))
+    assert not blind
+    assert score == truth
+    # as many balls seen on the 40 frames after the change as in the clip itself, but for one
+    # frame at most (the light's change is taken off to about a hundredth)
+    differ = [k for k in range(40, 80) if seen[k] != untinted_seen(name)[k]]
+    assert len(differ) <= 1, differ
+
+
+def test_a_picture_of_the_cloths_colour_without_the_cushions_is_not_the_table():
+    """Three free gains could bring many a plain picture to the cloth's colour: a picture
+    of the tinted cloth's colour alone, without the cushions' edges where the calibration
+    puts them, is not the table; the tinted table itself is."""
+    from tracker.track_command import make_detect
+
+    tint = _tinted((0.7, 1.0, 1.3), 0)
+    cal, meta, frames = _in_off_frames(name="wrong_ball_first")
+    pipe = Pipeline(cal, make_detect(cal), players=tuple(meta["players"]))
+    for result in pipe.run(frames[:5], ahead=False, split=False):
+        assert not result.blind
+    image = tint(0, frames[5].image)
+    h, w = image.shape[:2]
+    plain = np.empty_like(image)
+    plain[...] = np.median(image[h // 3: 2 * h // 3, w // 3: 2 * w // 3].reshape(-1, 3), axis=0)
+    assert pipe._in_view(Frame(5, 0.2, image))
+    assert not pipe._in_view(Frame(5, 0.2, plain))
+    assert pipe.detect.detector.in_view(pipe.detect.detector.work_image(plain), tinted=True)
 
 
 def test_frames_that_do_not_show_the_table_change_nothing():
