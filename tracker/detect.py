@@ -300,7 +300,7 @@ _LAMPS_STEP = 0.25
 # moved, lamps of another colour): one of the cloth's B, G, R changed by this share more than
 # the three do on average (and by 2.5 of its levels, for a channel the cloth shows little of:
 # the codec's rounding), from which the change is taken off every picture (the sample clips'
-# flicker and dimming: at most 0.79 of it)
+# flicker and dimming: at most 0.57 of it)
 _TINT_STEP = 0.05
 _TINT_LEVELS = 2.5
 # the least level (of 255) of a channel of the table for its change to be measured on the cloth,
@@ -867,6 +867,8 @@ class BallDetector:
         # the balls were first seen (``_recast``; None: as it is), and their lookup table
         self._cast: np.ndarray | None = None
         self._cast_lut: np.ndarray | None = None
+        # the table (``_sampled``) in the light the last change of its colour left (or the first)
+        self._ref_px: tuple | None = None
         self._seen_most: np.ndarray | None = None  # ``_most`` of ``_seen``
         # the largest change of the picture's brightness (a fraction) since the whole table
         # was last looked at: the lamps' flicker
@@ -900,7 +902,7 @@ class BallDetector:
         self._last = None
         self._seen = None
         self._seen_sum = self._seen_most = self._seen_px = None
-        self._cast = self._cast_lut = None
+        self._cast = self._cast_lut = self._ref_px = None
         self._swing = 0.0
         self._gain = 1.0
         self._boxes_cut = 0
@@ -1129,12 +1131,16 @@ class BallDetector:
         self._frames_since_lut += 1
         whole = (not cfg.incremental or self._last is None or self._seen is None)
         raw, small = small, self._uncast(small)
-        if not whole and _tinted(*self._light(small, prep)):
-            # the light changed colour at once (the camera's white balance moved): the change
-            # taken off this picture and every later one, which then look as in the light the
-            # cloth and the balls' colours were learnt in; the whole table looked at again
+        if self._ref_px is None and self._seen is not None:
+            self._ref_px = self._sampled(self._seen, prep)
+        if not whole and _tinted(*self._light(small, prep, self._ref_px)):
+            # the light changed colour (the camera's white balance moved, at once or over a
+            # second or two): the change taken off this picture and every later one, which
+            # then look as in the light the cloth and the balls' colours were learnt in; the
+            # whole table looked at again
             self._recast(small, prep)
             small = self._uncast(raw)
+            self._ref_px = self._sampled(small, prep)
             whole = True
         if self._cast_lut is not None:
             frame = cv2.LUT(frame, self._cast_lut)
@@ -1218,17 +1224,17 @@ class BallDetector:
         return image if self._cast_lut is None else cv2.LUT(image, self._cast_lut)
 
     def _recast(self, small: np.ndarray, prep: _Frame) -> None:
-        """The light's change of colour between what was last seen and the work image
-        ``small`` (as ``_uncast`` had it), added to what ``_uncast`` takes off: per channel,
-        the median change over every pixel of the picture that showed it at
-        ``_LIT_ELSEWHERE`` or more, unsaturated (the cloth, the balls, the cushions' rims, the
-        pockets' leather; a channel the cloth shows little of is measured on the rest, or on
-        the cloth as ``_light`` has it where nothing else shows it), divided by the three's
-        mean (a change of brightness is the lamps', left to the cloth's relearning)."""
+        """The light's change of colour since the last change (or the first look) in the work
+        image ``small`` (as ``_uncast`` had it), added to what ``_uncast`` takes off: per
+        channel, as ``_light`` measures it on the cloth, or, for a channel the cloth shows
+        little of, the median change since what was last seen over every pixel of the picture
+        that showed it at ``_LIT_ELSEWHERE`` or more, unsaturated (the balls, the cushions'
+        rims, the pockets' leather); divided by the three's mean (a change of brightness is
+        the lamps', left to the cloth's relearning)."""
         then = self._seen.reshape(-1, 3)
         now = small.reshape(-1, 3)
-        gain = self._light(small, prep)[0]
-        for ch in range(3):
+        gain = self._light(small, prep, self._ref_px)[0]
+        for ch in np.flatnonzero(~np.isfinite(gain)):
             ok = ((then[:, ch] >= _LIT_ELSEWHERE) & (then[:, ch] < 250) & (now[:, ch] > 0)
                   & (now[:, ch] < 250))
             if ok.sum() >= 50:
@@ -1256,31 +1262,40 @@ class BallDetector:
             self._seen_sum = kernels.grid_sums(self._seen, *coarse)
         return kernels.median_ratio(kernels.grid_sums(small, *coarse), self._seen_sum, 60.0)
 
-    def _light(self, small: np.ndarray, prep: _Frame) -> tuple[np.ndarray, np.ndarray]:
+    def _light(self, small: np.ndarray, prep: _Frame,
+               then: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(3,) the change of each of B, G, R of the work image ``small`` since the table was
-        last looked at: the median over the table (``_sparse``) of its ratio to what was seen,
-        where that is at least ``_LIT_LEVEL`` (NaN where under half of the table is); and (3,)
-        the median level of what was seen there. (The median of the ratios, not the ratio of
-        the sums: the codec's rounding and the camera's curve change a channel the cloth shows
-        little of by up to twice as much as the others under the lamps' flicker; the median
-        keeps to the many pixels left as they were.)"""
-        r, c = self._sparse(prep)
-        if self._seen_px is None:
-            # per channel measured: where, and what was seen there
-            then = self._seen[r, c].astype(np.float32)
-            level = np.full(3, np.nan)
-            where = []
-            for ch in range(3):
-                lit = np.flatnonzero(then[:, ch] >= _LIT_LEVEL)
-                if 2 * len(lit) >= len(then) > 0:  # the cloth's own, not a few balls'
-                    where.append((ch, r[lit], c[lit], then[lit, ch]))
-                    level[ch] = float(np.median(then[lit, ch]))
-            self._seen_px = (where, level)
-        where, level = self._seen_px
+        last looked at (or since ``then``, a ``_sampled`` picture): the median over the table
+        (``_sparse``) of its ratio to what was seen, where that is at least ``_LIT_LEVEL``
+        (NaN where under half of the table is); and (3,) the median level of what was seen
+        there. (The median of the ratios, not the ratio of the sums: the codec's rounding and
+        the camera's curve change a channel the cloth shows little of by up to twice as much
+        as the others under the lamps' flicker; the median keeps to the many pixels left as
+        they were, and to the cloth where balls moved since.)"""
+        if then is None:
+            if self._seen_px is None:
+                self._seen_px = self._sampled(self._seen, prep)
+            then = self._seen_px
+        where, level = then
         out = np.full(3, np.nan)
-        for ch, rr, cc, then in where:
-            out[ch] = kernels.median_ratio(small[rr, cc, ch].astype(np.float32), then, 0.0)
+        for ch, rr, cc, was in where:
+            out[ch] = kernels.median_ratio(small[rr, cc, ch].astype(np.float32), was, 0.0)
         return out, level
+
+    def _sampled(self, image: np.ndarray, prep: _Frame) -> tuple[list, np.ndarray]:
+        """The work image ``image`` on the table (``_sparse``) as ``_light`` compares with it:
+        for each channel at ``_LIT_LEVEL`` or more on half of the table, (channel, rows,
+        columns, levels there); and (3,) each channel's median level there (NaN for others)."""
+        r, c = self._sparse(prep)
+        was = image[r, c].astype(np.float32)
+        level = np.full(3, np.nan)
+        where = []
+        for ch in range(3):
+            lit = np.flatnonzero(was[:, ch] >= _LIT_LEVEL)
+            if 2 * len(lit) >= len(was) > 0:  # the cloth's own, not a few balls'
+                where.append((ch, r[lit], c[lit], was[lit, ch]))
+                level[ch] = float(np.median(was[lit, ch]))
+        return where, level
 
     def _changed(self, small: np.ndarray, prep: _Frame, gain: float) -> np.ndarray | None:
         """(h, w) uint8 255 around the work-image pixels on the table that changed since they

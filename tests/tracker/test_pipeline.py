@@ -270,6 +270,35 @@ def _tinted(gains, start: int):
     return lambda k, image: cv2.LUT(image, lut) if k >= start else image
 
 
+def _ramped(gains, start: int, frames: int):
+    """An ``edit`` for ``_in_off_frames``: B, G, R brought to ``gains`` times themselves in
+    even steps over ``frames`` frames from frame ``start`` on (the camera's automatic white
+    balance moving over a second)."""
+    import cv2
+
+    def edit(k: int, image: np.ndarray) -> np.ndarray:
+        if k < start:
+            return image
+        share = min((k - start) / frames, 1.0)
+        lut = np.stack([np.clip(np.arange(256) * (1 + share * (g - 1)), 0, 255).astype(np.uint8)
+                        for g in gains], 1)[:, None, :]
+        return cv2.LUT(image, lut)
+
+    return edit
+
+
+@pytest.mark.parametrize("name, gains", [("wrong_ball_first", (1.15, 1.0, 0.85)),
+                                         ("in_off", (1.0, 0.7, 1.0))])
+def test_the_light_changing_colour_over_a_second_leaves_the_score(name, gains):
+    """The camera's white balance moving over a second (25 frames) before the shot, each
+    step under what tells a change at once: the change is taken off as it adds up, and the
+    shot is scored as in the clip (wrong_ball_first's foul on the blue was valued as a red's,
+    in_off's in-off was not seen)."""
+    seen, blind, score, truth = _seen_counts(name, _ramped(gains, 20, 25))
+    assert not blind
+    assert score == truth
+
+
 def _seen_counts(name: str, edit=lambda k, image: image) -> tuple[list[int], tuple]:
     """How many balls are seen on each frame of clip ``name`` through ``edit``, whether any
     frame was blind, and the score at its end."""
