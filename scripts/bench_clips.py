@@ -14,6 +14,8 @@ ball-frames, position error (table mm at the balls' centre height) of balls at r
                                                        # called another colour
     python scripts/bench_clips.py --split              # where the rest error comes from
     python scripts/bench_clips.py --exposure 0.5       # every frame at half its brightness
+    python scripts/bench_clips.py --white-balance 0.85,1,1.15 --over 25
+                                                       # the white balance moving from frame 40
 
 ``--split`` runs each clip a second time with the true camera (from the truth) in place of the
 found one, which leaves the detector's own error, and measures the found calibration alone at
@@ -24,6 +26,10 @@ true one's.
 ``--exposure G`` multiplies every frame's pixels by G (saturating at 255) before the detector
 sees it: a camera set darker or brighter, or the lamps dimmed, from the first frame on (the
 calibration is found from the clip as it is).
+
+``--white-balance B,G,R`` multiplies each channel of every frame from frame ``--from`` (40) on by
+its gain, reached in even steps over ``--over`` frames (1: at once): the camera's white balance
+moving, or lamps of another colour switched on.
 """
 
 from __future__ import annotations
@@ -83,8 +89,22 @@ def calibration_split(cal: Calibration, camera: Camera, truth) -> dict:
             "height": found.centre_mm[2] / camera.centre_mm[2]}
 
 
+def white_balance(gains: tuple[float, float, float], start: int, over: int):
+    """(frame index, BGR image) -> the image with each channel times its share of ``gains``:
+    none before frame ``start``, all of it from ``start + over - 1`` on."""
+    def edit(k: int, image: np.ndarray) -> np.ndarray:
+        share = min((k - start + 1) / max(over, 1), 1.0)
+        if share <= 0:
+            return image
+        lut = np.stack([np.clip(np.rint(np.arange(256) * (1 + share * (g - 1))), 0, 255)
+                        for g in gains], 1).astype(np.uint8)[:, None, :]
+        return cv2.LUT(image, lut)
+
+    return edit
+
+
 def run_clip(path: Path, whole: bool, cal: Calibration | None = None, misses: bool = False,
-             exposure: float = 1.0) -> dict:
+             exposure: float = 1.0, edit=None) -> dict:
     meta, truth = read_truth(path)
     cal = calibrate_video(path) if cal is None else cal
     detector = BallDetector(cal, config=DetectorConfig(incremental=not whole))
@@ -97,6 +117,8 @@ def run_clip(path: Path, whole: bool, cal: Calibration | None = None, misses: bo
     for k, image in enumerate(read_frames(path)):
         if exposure != 1.0:
             image = cv2.convertScaleAbs(image, alpha=exposure)
+        if edit is not None:
+            image = edit(k, image)
         t0 = time.process_time()
         det = classifier.classify(detector.detect(image), detector.cloth)
         cpu += time.process_time() - t0
@@ -156,14 +178,29 @@ def main(argv=None) -> None:
                    help="also the rest error with the true camera and of the calibration alone")
     p.add_argument("--exposure", type=float, default=1.0,
                    help="every frame's pixels times this before detection (default 1)")
+    p.add_argument("--white-balance", metavar="B,G,R",
+                   help="each channel times its gain from frame --from on, over --over frames")
+    p.add_argument("--from", dest="wb_from", type=int, default=40, metavar="K",
+                   help="the frame the white balance starts moving on (default 40)")
+    p.add_argument("--over", type=int, default=1, metavar="N",
+                   help="frames the white balance takes to move (default 1: at once)")
     args = p.parse_args(argv)
+    edit = None
+    if args.white_balance:
+        try:
+            gains = tuple(float(g) for g in args.white_balance.split(","))
+        except ValueError:
+            gains = ()
+        if len(gains) != 3 or min(gains) <= 0:
+            p.error("--white-balance takes three positive gains, B,G,R")
+        edit = white_balance(gains, args.wb_from, args.over)
     paths = ([SAMPLES / f"{c}.mp4" for c in args.clips] if args.clips
              else sorted(SAMPLES.glob("*.mp4")))
     print(f"{'clip':18} {'frames':>6} {'visible':>8} {'recall':>8} {'precis.':>8} "
           f"{'colour':>8} {'rest med':>8} {'rest p95':>8} {'mov p95':>8} {'cpu fps':>8}")
     rows = []
     for path in paths:
-        r = run_clip(path, args.whole, misses=args.misses, exposure=args.exposure)
+        r = run_clip(path, args.whole, misses=args.misses, exposure=args.exposure, edit=edit)
         rows.append(r)
         print(f"{r['clip']:18} {r['frames']:6d} {r['visible']:8d} {100 * r['recall']:7.2f}% "
               f"{100 * r['precision']:7.2f}% {100 * r['colour']:7.2f}% {r['rest_med']:6.2f}mm "

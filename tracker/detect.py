@@ -864,9 +864,8 @@ class BallDetector:
         # where on a sparser grid each channel of ``_seen`` is measured, what it was, its levels
         self._seen_px: tuple | None = None
         # the B, G, R gains that take a picture back to the light's colour when the cloth and
-        # the balls were first seen (``_recast``; None: as it is), and their lookup table
+        # the balls were first seen (``_recast``; None: as it is), as a (3, 3) diagonal matrix
         self._cast: np.ndarray | None = None
-        self._cast_lut: np.ndarray | None = None
         # the table (``_sampled``) in the light the last change of its colour left (or the first)
         self._ref_px: tuple | None = None
         self._seen_most: np.ndarray | None = None  # ``_most`` of ``_seen``
@@ -902,7 +901,7 @@ class BallDetector:
         self._last = None
         self._seen = None
         self._seen_sum = self._seen_most = self._seen_px = None
-        self._cast = self._cast_lut = self._ref_px = None
+        self._cast = self._ref_px = None
         self._swing = 0.0
         self._gain = 1.0
         self._boxes_cut = 0
@@ -1142,8 +1141,6 @@ class BallDetector:
             small = self._uncast(raw)
             self._ref_px = self._sampled(small, prep)
             whole = True
-        if self._cast_lut is not None:
-            frame = cv2.LUT(frame, self._cast_lut)
         lamps = 1.0 if whole else self._lamps(small, prep)
         learnt = None
         if abs(lamps - 1.0) >= _LAMPS_STEP:
@@ -1179,6 +1176,7 @@ class BallDetector:
             if region is None:
                 return self._last
             window = self._window(region, prep)
+        frame = self._uncast(frame)  # only where it is looked at (1 ms at 1080p)
         found = self._look(frame, small, prep, window, region)
         if found is not None:
             self._reach = None
@@ -1221,7 +1219,7 @@ class BallDetector:
     def _uncast(self, image: np.ndarray) -> np.ndarray:
         """``image`` (..., 3) BGR uint8 in the colour of the light the cloth and the balls were
         first seen in (``_recast``): itself until the light changed colour."""
-        return image if self._cast_lut is None else cv2.LUT(image, self._cast_lut)
+        return image if self._cast is None else cv2.transform(image, self._cast)
 
     def _recast(self, small: np.ndarray, prep: _Frame) -> None:
         """The light's change of colour since the last change (or the first look) in the work
@@ -1243,14 +1241,8 @@ class BallDetector:
             return
         gain = np.where(np.isfinite(gain), gain, np.nanmean(gain))
         gain /= gain.mean()
-        cast = (np.ones(3) if self._cast is None else self._cast) / gain
-        if np.abs(cast - 1.0).max() < 0.01:
-            self._cast = self._cast_lut = None
-            return
-        self._cast = cast
-        self._cast_lut = np.stack(
-            [np.clip(np.rint(np.arange(256) * c), 0, 255).astype(np.uint8) for c in cast],
-            1)[:, None, :]
+        cast = (np.ones(3) if self._cast is None else np.diag(self._cast)) / gain
+        self._cast = None if np.abs(cast - 1.0).max() < 0.01 else np.diag(cast)
         self._seen_sum = self._seen_px = None
 
     def _lamps(self, small: np.ndarray, prep: _Frame) -> float:
