@@ -303,6 +303,9 @@ _LAMPS_STEP = 0.25
 # flicker and dimming: at most 0.57 of it)
 _TINT_STEP = 0.05
 _TINT_LEVELS = 2.5
+# and two channels the cloth shows little of changing one against the other by this many of
+# the levels of each (the sample clips' flicker: at most 0.42 of it)
+_TINT_PAIR_LEVELS = 1.5
 # the least level (of 255) of a channel of the table for its change to be measured on the cloth,
 # and on anything else
 _LIT_LEVEL = 8.0
@@ -2123,13 +2126,22 @@ def _tinted(light: np.ndarray, level: np.ndarray) -> bool:
     and their levels ``level`` (3,) (``BallDetector._light``): one of them changed more or less
     than the three on average (weighed by their levels, as the lamps' brightness is) by over
     ``_TINT_STEP`` of it and ``_TINT_LEVELS`` of its levels (a channel at a level of 10 moves
-    in steps of a tenth). A change of brightness alone is none."""
+    in steps of a tenth), or two dark ones moved apart. A change of brightness alone is
+    none."""
     known = np.isfinite(light)
     if known.sum() < 2:
         return False
     g, lv = light[known], level[known]
     mean = float((g * lv).sum() / lv.sum())
-    return bool((np.abs(g / mean - 1.0) > np.maximum(_TINT_STEP, _TINT_LEVELS / lv)).any())
+    if (np.abs(g / mean - 1.0) > np.maximum(_TINT_STEP, _TINT_LEVELS / lv)).any():
+        return True
+    # two channels the cloth shows little of (a green cloth's B and R) move together with the
+    # lamps' flicker, by up to twice the others: one against the other by over
+    # ``_TINT_PAIR_LEVELS`` of the levels of each (a white balance warmer or colder moves them
+    # apart)
+    dim = np.flatnonzero(lv < _LIT_ELSEWHERE)
+    return any(abs(g[i] / g[j] - 1.0) > max(_TINT_STEP, _TINT_PAIR_LEVELS * (1 / lv[i] + 1 / lv[j]))
+               for n, i in enumerate(dim) for j in dim[n + 1:])
 
 
 def _skin_coloured(lab: np.ndarray, cloth_lab: np.ndarray) -> np.ndarray:

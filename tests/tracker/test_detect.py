@@ -1086,3 +1086,8 @@ def test_a_change_of_the_lights_colour_is_told_from_one_of_its_brightness():
     assert _tinted(np.array([1.0, 0.7, 1.0]), green)
     assert _tinted(np.array([0.85, 1.0, np.nan]), blue)
     assert not _tinted(np.array([0.95, 1.0, np.nan]), blue)
+    # the green cloth's B and R: moved together (the lamps' flicker moves them up to twice as
+    # far as G) they are no change; moved apart (a warmer white balance) they are
+    assert not _tinted(np.array([0.85, 0.93, 0.87]), green)
+    assert not _tinted(np.array([1.2, 1.1, 1.18]), green)
+    assert _tinted(np.array([0.8, 1.0, 18 / 17]), green)

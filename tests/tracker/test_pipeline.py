@@ -328,7 +328,7 @@ def untinted_seen():
 @pytest.mark.parametrize("name, gains", [
     ("wrong_ball_first", (0.7, 1.0, 1.3)), ("wrong_ball_first", (0.85, 1.0, 1.15)),
     ("wrong_ball_first", (1.0, 0.7, 1.0)), ("in_off", (1.0, 0.7, 1.0)),
-    ("in_off", (0.7, 1.0, 1.3))])
+    ("in_off", (0.7, 1.0, 1.3)), ("in_off", (0.85, 1.0, 1.15))])
 def test_the_light_changing_colour_at_once_keeps_the_table_in_view_and_the_score(
         name, gains, untinted_seen):
     """The camera's white balance moved at once before the shot (B, G, R each scaled): the
@@ -337,8 +337,9 @@ def test_the_light_changing_colour_at_once_keeps_the_table_in_view_and_the_score
     off the pictures at once, so the balls are seen as in the clip itself (wrong_ball_first
     with (0.85, 1, 1.15): the brown and the blue were lost for 20 frames and the foul was
     valued as a red's; in_off's green cloth with (1, 0.7, 1): the white taken for no ball and
-    a hand for a red, no shot scored; with (0.7, 1, 1.3) a ninth ball seen for 90 frames) and
-    the shot is scored as in the clip."""
+    a hand for a red, no shot scored; with (0.7, 1, 1.3) a ninth ball seen for 90 frames, with
+    (0.85, 1, 1.15), the cloth's dark B and R moved apart, the fist at the end of the sleeve)
+    and the shot is scored as in the clip."""
     seen, blind, score, truth = _seen_counts(name, _tinted(gains, 40))
     assert not blind
     assert score == truth
