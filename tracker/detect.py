@@ -296,11 +296,11 @@ _LIT_COVER = 0.3
 # a change of the lamps' brightness since the table was last looked at from which the cloth is
 # learnt afresh at once (the sample clips' flicker and slow dimming: up to 0.17)
 _LAMPS_STEP = 0.25
-# a change of the light's colour since the table was last looked at (the camera's white balance
-# moved, lamps of another colour): one of the cloth's B, G, R changed by this share more than
-# the three do on average (and by 2.5 of its levels, for a channel the cloth shows little of:
-# the codec's rounding), from which the change is taken off every picture (the sample clips'
-# flicker and dimming: at most 0.57 of it)
+# a change of the light's colour since the last one (or the first look at the table; the camera's
+# white balance moved, lamps of another colour): one of the cloth's B, G, R changed by this share
+# more than the three do on average (and by 2.5 of its levels, for a channel the cloth shows
+# little of: the codec's rounding), from which the change is taken off every picture (the sample
+# clips' flicker and dimming: at most 0.57 of it)
 _TINT_STEP = 0.05
 _TINT_LEVELS = 2.5
 # and two channels the cloth shows little of changing one against the other by this many of
