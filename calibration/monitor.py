@@ -90,10 +90,15 @@ class CalibrationMonitor:
         d[:, 1:-1] = prof[:, 2:] - prof[:, :-2]
         return d
 
-    @property
-    def has_reference(self) -> bool:
-        """Whether the edges of a first frame are held to compare later frames with."""
-        return self._reference is not None
+    def in_place(self, frame: np.ndarray) -> bool:
+        """Whether the cushions' edges are in ``frame`` where the calibration puts them: on
+        three sides at least half of each side's edges found, none of those moved (False before
+        a first frame's edges are held to compare with). Changes nothing."""
+        if self._reference is None:
+            return False
+        shifts, share = self.side_shifts(frame)
+        seen = np.nan_to_num(share) >= 0.5
+        return int(seen.sum()) >= 3 and bool((np.abs(shifts[seen]) <= self.drift_px).all())
 
     def side_shifts(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """How far (px, along the inward normal) each side's edges moved since the reference

@@ -409,18 +409,8 @@ class Pipeline:
         # the light changed colour (the camera's white balance moved): the table is in view
         # where its colours, each channel brought back on its own, look like the cloth and its
         # cushions' edges are where they were
-        return detector.in_view(work, tinted=True) and self._edges_in_place(frame)
-
-    def _edges_in_place(self, frame: Frame) -> bool:
-        """Whether the cushions' edges are in the frame where the calibration puts them: on
-        three sides at least half of each side's edges found, none moved (False without a
-        camera monitor)."""
-        if self.monitor is None or not self.monitor.has_reference:
-            return False
-        shifts, share = self.monitor.side_shifts(frame.image)
-        seen = np.nan_to_num(share) >= 0.5
-        return int(seen.sum()) >= 3 and bool(
-            (np.abs(shifts[seen]) <= self.monitor.drift_px).all())
+        return (detector.in_view(work, tinted=True) and self.monitor is not None
+                and self.monitor.in_place(frame.image))
 
     def _follow(self, frame: Frame, seen: _Seen) -> FrameResult:
         """The colour, tracking, shot and referee stages of one frame, after its detection."""

@@ -260,28 +260,18 @@ def test_the_lamps_dimmed_or_brightened_at_once_keep_the_table_in_view(dim):
     assert pipe.referee.state.frame.score == tuple(meta["final_score"])
 
 
-def _tinted(gains, start: int):
-    """An ``edit`` for ``_in_off_frames``: B, G, R times ``gains`` from frame ``start`` on (the
-    camera's white balance moved at once)."""
-    import cv2
-
-    lut = np.stack([np.clip(np.arange(256) * g, 0, 255).astype(np.uint8) for g in gains],
-                   1)[:, None, :]
-    return lambda k, image: cv2.LUT(image, lut) if k >= start else image
-
-
-def _ramped(gains, start: int, frames: int):
-    """An ``edit`` for ``_in_off_frames``: B, G, R brought to ``gains`` times themselves in
-    even steps over ``frames`` frames from frame ``start`` on (the camera's automatic white
-    balance moving over a second)."""
+def _tinted(gains, start: int, over: int = 1):
+    """An ``edit`` for ``_in_off_frames``: B, G, R brought to ``gains`` times themselves from
+    frame ``start`` on, in even steps over ``over`` frames (1: the camera's white balance moved
+    at once; 25: its automatic white balance moving over a second)."""
     import cv2
 
     def edit(k: int, image: np.ndarray) -> np.ndarray:
-        if k < start:
+        share = (k - start + 1) / over
+        if share <= 0:
             return image
-        share = min((k - start) / frames, 1.0)
-        lut = np.stack([np.clip(np.arange(256) * (1 + share * (g - 1)), 0, 255).astype(np.uint8)
-                        for g in gains], 1)[:, None, :]
+        lut = np.stack([np.clip(np.arange(256) * (g if share >= 1 else 1 + share * (g - 1)),
+                                0, 255).astype(np.uint8) for g in gains], 1)[:, None, :]
         return cv2.LUT(image, lut)
 
     return edit
@@ -294,7 +284,7 @@ def test_the_light_changing_colour_over_a_second_leaves_the_score(name, gains):
     step under what tells a change at once: the change is taken off as it adds up, and the
     shot is scored as in the clip (wrong_ball_first's foul on the blue was valued as a red's,
     in_off's in-off was not seen)."""
-    seen, blind, score, truth = _seen_counts(name, _ramped(gains, 20, 25))
+    seen, blind, score, truth = _seen_counts(name, _tinted(gains, 21, 25))
     assert not blind
     assert score == truth
 
