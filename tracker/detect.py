@@ -262,6 +262,11 @@ _FULL = 0.8
 # ball's or a green's on green cloth is 0.23 or more on the real clips; a patch of cloth just
 # over the threshold (a cushion's shadow under a model learnt from one frame) has none
 _SOLID_MIN = 0.1
+# a lone ball-sized piece whose blob before the opening is over this many discs' area is a
+# piece of something bigger, judged as the bars are (``_drop_bar_discs``)
+_PIECE_OF = 2.0
+# ... and is a ball only where it fills this share of its disc (a ball on a line fills it)
+_PIECE_FILL = 0.75
 # a disc inside a bigger round blob is a ball only when few of the blob's pixels around it
 # (at most this share) are of its colour (within this OpenCV Lab distance) running on from it:
 # a ball by the fingers, not a knuckle of the hand or a fold of the sleeve
@@ -1644,7 +1649,19 @@ class BallDetector:
         intruding = whole is not None and bool(part.reaching[w_id])
         if _lone_shaped(area, bw, bh, r) and not intruding:
             cx, cy = _window_centroids(part, [i])
-            return [(float(cx[0]), float(cy[0]))]
+            found = [(float(cx[0]), float(cy[0]))]
+            if whole is not None and part.wstats[w_id, cv2.CC_STAT_AREA] > _PIECE_OF * disc_area:
+                # a ball-sized piece that the opening cut from something long and thin (the
+                # shading along a cushion's nose, widened by a bright exposure): a ball only
+                # where that is as wide as a ball
+                wx, wy, ww, wh = (int(v) for v in part.wstats[w_id, :4])
+                piece = (whole[wy:wy + wh, wx:wx + ww] == w_id).astype(np.float32)
+                cov = _blob_cov(piece)
+                found = self._drop_bar_discs(found, piece, wx + ox, wy + oy, r, force=True,
+                                             cov=cov)
+                if area < _PIECE_FILL * disc_area and _elongated(piece, cov=cov):
+                    found = []  # where it widens (a codec block's edge), yet less than a ball
+            return found
         # soft membership: a shadow joined to a ball (dark, cloth-coloured) counts less
         soft = blob * _SOFT[part.score[sl]]
         x0, y0 = part.box[:2]
