@@ -23,7 +23,7 @@ import numpy as np
 from calibration.calibrate import Calibration
 from calibration.errors import InputError
 from calibration.monitor import CalibrationMonitor
-from calibration.specs import SNOOKER, SnookerTableSpec
+from calibration.specs import BALL_CLASSES, SNOOKER, SnookerTableSpec
 from tracker.outputs.eventlog import record_event
 from tracker.referee.snooker import Referee
 from tracker.shots import ShotConfig, ShotTracker
@@ -50,6 +50,7 @@ class FrameResult:
     events: list[dict]
     xy_px: np.ndarray
     blind: bool = False  # the frame did not show the table (``Pipeline``)
+    replay: bool = False  # the frame showed the table as it was before (a broadcast's replay)
 
 
 # -- sources ------------------------------------------------------------------------------------
@@ -167,7 +168,8 @@ class Pipeline:
     seen (unseen), no event comes of it and the table is not looked for in it; the tracker
     takes up the balls where the picture comes back, as after an occlusion. Only once no frame
     has shown the table for ``blind_check_s`` seconds is the camera checked again (it may have
-    been turned to look elsewhere).
+    been turned to look elsewhere). Nor is a replay: after such a cut, a picture that shows the
+    table as it stood before one of the last shots rather than as play left it (``_Follower``).
 
     ``process(frame)`` takes one frame through every stage; ``run(frames)`` gives the same
     results for a whole source, shrinking each frame to its work image on a thread of its own
@@ -303,9 +305,9 @@ class Pipeline:
         finished = False
 
         def result() -> FrameResult:
-            state, events, xy_px = _received(inbox, worker)
+            state, events, xy_px, replay = _received(inbox, worker)
             frame, blind = pending.popleft()
-            return FrameResult(frame, state, events, xy_px, blind)
+            return FrameResult(frame, state, events, xy_px, blind, replay)
 
         def end() -> None:
             """The worker's state, once every frame's result is in."""
@@ -415,10 +417,10 @@ class Pipeline:
     def _follow(self, frame: Frame, seen: _Seen) -> FrameResult:
         """The colour, tracking, shot and referee stages of one frame, after its detection."""
         det = None if seen.blind else _classified(seen.detections, seen.classify)
-        state, events, xy_px = self._follower.follow(
+        state, events, xy_px, replay = self._follower.follow(
             frame.index, frame.t, seen.events, det,
             (seen.calibration, seen.camera, seen.pockets_px), seen.blind)
-        return FrameResult(frame, state, events, xy_px, seen.blind)
+        return FrameResult(frame, state, events, xy_px, seen.blind, replay)
 
     def finish(self) -> list[dict]:
         """The events still held when the source ends."""
@@ -442,33 +444,49 @@ class _Follower:
     order: int = 0
     view: tuple | None = None  # the calibration, its camera and its pockets' px in force
     last: TableState | None = None  # the last frame's state
+    # the table as it stood before each of the last few shots (classes, table mm), the last
+    # time every ball stood still, whether a frame without the table came since the last
+    # look, and since when the picture has shown a replay
+    before: collections.deque = field(default_factory=lambda: collections.deque(maxlen=3))
+    still: tuple | None = None
+    cut: bool = False
+    replay_since: float | None = None
+    back_since: float | None = None  # since when a replay has shown the table as play left it
 
     def follow(self, index: int, t: float, seen_events: list[dict], det, view: tuple | None,
-               blind: bool = False) -> tuple[TableState, list[dict], np.ndarray]:
+               blind: bool = False) -> tuple[TableState, list[dict], np.ndarray, bool]:
         """One frame's classified detections ``det`` -> (table state, the events due, the
-        balls' image px); ``seen_events`` what detection said of the frame, ``view`` the
-        calibration, camera and pockets' px in force (None: as before). A ``blind`` frame (it
-        does not show the table) changes nothing: the balls stand as last seen, unseen."""
+        balls' image px, whether the frame is a replay); ``seen_events`` what detection said of
+        the frame, ``view`` the calibration, camera and pockets' px in force (None: as before).
+        A ``blind`` frame (it does not show the table) changes nothing: the balls stand as last
+        seen, unseen. Nor does a replay (``_replaying``)."""
         if view is not None:
             self.view = view
         calibration, camera, pockets_px = self.view
-        if blind and self.last is not None:
+        events = list(seen_events)
+        replay = False
+        if blind:
+            self.cut = True
+        elif self.last is not None and (self.cut or self.replay_since is not None):
+            replay = self._replaying(det, index, t, events)
+            self.cut = False
+        if (blind or replay) and self.last is not None:
             last = self.last
             state = replace(last, frame=index, t=t, events=(),
                             state=np.where(last.state == "seen", "predicted", last.state))
             self.last = state
-            return (state, self.in_order(list(seen_events), -np.inf),
-                    _ball_px(state.xy_mm, camera, calibration, self.table))
+            return (state, self.in_order(events, -np.inf),
+                    _ball_px(state.xy_mm, camera, calibration, self.table), replay)
         if blind:
             det = _NOTHING
         state = self.tracker.update(index, t, np.asarray(det.xy_mm, float),
                                     np.asarray(det.cls, int), np.asarray(det.confidence, float))
-        events = list(seen_events)
         for e in state.events:
             e = dict(e)
             if e["type"] == "pot":
                 e["pocket_px"] = pockets_px[e["pocket"]]
             events.append(e)
+        in_shot = self.shots.in_shot
         for e in self.shots.update(state):
             record = e.pop("record", None)
             events.append(e)
@@ -477,7 +495,56 @@ class _Follower:
         settled = min(t, self.tracker.settled_t(t), self.shots.settled_t(t))
         events = self.in_order(events, settled)
         self.last = state
-        return state, events, _ball_px(state.xy_mm, camera, calibration, self.table)
+        if self.shots.in_shot and not in_shot and self.still is not None:
+            self.before.append(self.still)
+        elif not self.shots.in_shot:
+            on = state.on_table()
+            if np.all(np.hypot(*state.velocity_mm_s[on].T) < _STILL_MM_S):
+                self.still = (state.classes[on], state.xy_mm[on])
+        return state, events, _ball_px(state.xy_mm, camera, calibration, self.table), False
+
+    def _replaying(self, det, index: int, t: float, events: list[dict]) -> bool:
+        """Whether the picture, after frames that did not show the table (a broadcast's cut),
+        shows the table as it stood before one of the last shots rather than as play left it:
+        a replay. Its detections ``det`` are set against both: a replay shows more balls where
+        they stood before that shot and no longer stand (a red since potted, the white before
+        it was struck) than balls where play left them and they did not stand before. A replay
+        lasts until a picture shows every ball where play left it and no ball elsewhere (or for
+        ``_REPLAY_MAX_S`` at most); ``replay_start`` and ``replay_end`` events say when."""
+        last = self.last
+        on = last.on_table()
+        now = (last.classes[on], last.xy_mm[on])
+        cls, xy = np.asarray(det.cls, int), np.asarray(det.xy_mm, float)
+        if self.replay_since is None:
+            # a colour on a spot tells nothing: it may have been put back there in the cut
+            spots = np.array(list(self.table.spots_mm.values()), float)
+            on_spot = (cls >= _FIRST_COLOUR) & (np.hypot(
+                *(xy[:, None] - spots[None]).transpose(2, 0, 1)).min(1) < _REPLAY_MM)
+            cls, xy = cls[~on_spot], xy[~on_spot]
+            for before in self.before:
+                was, stays = _layout_matches(cls, xy, before), _layout_matches(cls, xy, now)
+                if np.count_nonzero(was & ~stays) > np.count_nonzero(stays & ~was):
+                    self.replay_since = t
+                    events.append({"type": "replay_start", "frame": index, "t": t})
+                    return True
+            return False
+        # where play left it: every ball found there and none elsewhere (after a cut, one may
+        # still be hidden and one thing, a hand, taken for a ball); without a cut, for a while
+        # (a ball blurred out of sight in the replayed shot leaves the others where play left
+        # them)
+        missing = len(now[0]) - np.count_nonzero(_layout_matches(now[0], now[1], (cls, xy)))
+        extra = len(cls) - np.count_nonzero(_layout_matches(cls, xy, now))
+        back = max(missing, extra) <= (1 if self.cut else 0)
+        if not back:
+            self.back_since = None
+        elif self.back_since is None:
+            self.back_since = t
+        if ((back and (self.cut or t - self.back_since >= _REPLAY_BACK_S))
+                or t - self.replay_since > _REPLAY_MAX_S):
+            self.replay_since = self.back_since = None
+            events.append({"type": "replay_end", "frame": index, "t": t})
+            return False
+        return True
 
     def in_order(self, events: list[dict], settled: float) -> list[dict]:
         """The events that are due, in time order. Some are known a little after they happen
@@ -522,6 +589,27 @@ def _ball_px(xy_mm: np.ndarray, camera, calibration: Calibration,
         else:
             out[ok] = calibration.table_to_px(xy_mm[ok])
     return out
+
+
+# a ball stands still under this speed; a ball of a replay stands where one of the same class
+# stood within this distance; a replay is taken to end after this long at most
+_STILL_MM_S = 20.0
+_REPLAY_MM = 20.0
+_REPLAY_MAX_S = 20.0
+_REPLAY_BACK_S = 1.0
+_FIRST_COLOUR = BALL_CLASSES.index("yellow")
+
+
+def _layout_matches(cls: np.ndarray, xy: np.ndarray, layout: tuple) -> np.ndarray:
+    """(K,) bool: which of the balls of classes ``cls`` (K,) at table mm ``xy`` (K, 2) have a
+    ball of the same class (any, for a ball of no class yet) within ``_REPLAY_MM`` of them in
+    ``layout`` (classes (M,), table mm (M, 2))."""
+    classes, at = layout
+    if not len(cls) or not len(classes):
+        return np.zeros(len(cls), bool)
+    near = np.hypot(*(xy[:, None] - at[None]).transpose(2, 0, 1)) < _REPLAY_MM
+    same = (cls[:, None] == classes[None]) | (cls[:, None] < 0)
+    return (near & same).any(1)
 
 
 # the detections of a frame that shows nothing of the table

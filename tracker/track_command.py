@@ -218,7 +218,8 @@ def run(args: argparse.Namespace) -> int:
                                    st.class_names, st.xy_mm, res.xy_px, [str(s) for s in st.state])
             if writer is not None:
                 recent = [e for e in recent if frame.t - e["t"] < 2.0] + res.events
-                if res.blind:  # no table in the picture: the scoreboard alone, trails anew
+                unseen = res.blind or res.replay
+                if unseen:  # no table in play in the picture: the scoreboard alone, trails anew
                     trails.clear()
                 else:
                     for tid, xy in zip(res.state.track_ids, res.xy_px):
@@ -227,7 +228,7 @@ def run(args: argparse.Namespace) -> int:
                         del trail[:-60]
                 image = frame.image.copy()
                 draw_overlay(image, board, {k: np.array(v) for k, v in trails.items()},
-                             [] if res.blind else markers_from_events(recent, frame.t))
+                             [] if unseen else markers_from_events(recent, frame.t))
                 writer.write(image)
             if bar is not None:
                 bar.update(1)

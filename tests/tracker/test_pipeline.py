@@ -365,24 +365,12 @@ def test_frames_that_do_not_show_the_table_change_nothing():
     sees them. No event is dated in them, the table is not looked for in them (no
     ``calibrated`` event), the balls stand where they were, unseen, and the shot
     after them is scored as in the clip itself."""
-    import cv2
 
-    from tracker.track_command import make_detect
-    from tracker.video import read_frames
+    def splice(images):
+        blind = _crowd(images[0].shape, 20) + [(images[60] // 12) for _ in range(20)]
+        return images[:60] + blind + images[60:]
 
-    clip = SAMPLES / "in_off.mp4"
-    meta, _ = read_truth(clip)
-    cal = Calibration.from_camera(Camera.from_dict(meta["camera"]))
-    images = list(read_frames(clip))
-    rng = np.random.default_rng(0)
-    crowd = [cv2.GaussianBlur(rng.integers(0, 255, images[0].shape, np.uint8), (5, 5), 0)
-             for _ in range(4)]
-    blind = [crowd[k % 4] for k in range(20)] + [(images[60] // 12) for _ in range(20)]
-    spliced = images[:60] + blind + images[60:]
-    frames = [Frame(k, k / meta["fps"], image) for k, image in enumerate(spliced)]
-    pipe = Pipeline(cal, make_detect(cal), players=tuple(meta["players"]), rebuild=make_detect)
-    out = list(pipe.run(frames))
-    events = [e for r in out for e in r.events] + pipe.finish()
+    meta, out, events, pipe = _run_spliced("in_off", splice)
     assert not [e for e in events if e["type"] == "calibrated"]
     assert not [e for e in events if 60 <= e["frame"] < 100], events
     assert [r.blind for r in out] == [60 <= k < 100 for k in range(len(out))]
@@ -392,4 +380,77 @@ def test_frames_that_do_not_show_the_table_change_nothing():
         np.testing.assert_array_equal(r.state.xy_mm, before.xy_mm)
         assert not (r.state.state == "seen").any()
     assert (out[100 + 5].state.state == "seen").sum() == (before.state == "seen").sum()
+    assert pipe.referee.state.frame.score == tuple(meta["final_score"])
+    assert not any(r.replay for r in out)
+
+
+def _crowd(shape: tuple, n: int) -> list[np.ndarray]:
+    """``n`` frames of a broadcast's cut away from the table (to the crowd: noise)."""
+    import cv2
+
+    rng = np.random.default_rng(0)
+    crowd = [cv2.GaussianBlur(rng.integers(0, 255, shape, np.uint8), (5, 5), 0)
+             for _ in range(4)]
+    return [crowd[k % 4] for k in range(n)]
+
+
+def _run_spliced(name: str, splice) -> tuple[dict, list, list[dict], Pipeline]:
+    """A sample clip's frames cut and spliced by ``splice`` (frames -> frames) through the
+    pipeline, as ``cueball track`` runs it: (the clip's truth, the results, every event, the
+    pipeline)."""
+    from tracker.track_command import make_detect
+    from tracker.video import read_frames
+
+    clip = SAMPLES / f"{name}.mp4"
+    meta, _ = read_truth(clip)
+    cal = Calibration.from_camera(Camera.from_dict(meta["camera"]))
+    spliced = splice(list(read_frames(clip)))
+    frames = [Frame(k, k / meta["fps"], image) for k, image in enumerate(spliced)]
+    pipe = Pipeline(cal, make_detect(cal), players=tuple(meta["players"]), rebuild=make_detect)
+    out = list(pipe.run(frames))
+    return meta, out, [e for r in out for e in r.events] + pipe.finish(), pipe
+
+
+@pytest.mark.parametrize("name, start", [("in_off", 40), ("in_off", 110), ("break_off", 80)])
+def test_a_replay_after_a_cut_is_no_play(name, start):
+    """A broadcast's replay: the clip, a cut to the crowd, the clip again from frame ``start``
+    (before the shot, or with the balls already moving), a cut, then the table at rest as play
+    left it. The replay is told from the balls standing where they stood before the shot (the
+    potted red, the white) and is seen by no stage: one shot, scored once as in the clip, no
+    new ball; the table as play left it afterwards."""
+    cut = 25
+
+    def splice(images):
+        return (images + _crowd(images[0].shape, cut) + images[start:]
+                + _crowd(images[0].shape, cut) + [images[-1]] * 60)
+
+    meta, out, events, pipe = _run_spliced(name, splice)
+    n = (len(out) - 2 * cut - 60 + start) // 2  # the clip's own frames
+    assert [e["type"] for e in events].count("shot_start") == 1, events
+    assert pipe.referee.state.frame.score == tuple(meta["final_score"])
+    starts = [e["frame"] for e in events if e["type"] == "replay_start"]
+    ends = [e["frame"] for e in events if e["type"] == "replay_end"]
+    assert starts == [n + cut], (starts, ends)
+    assert len(ends) == 1 and n + cut < ends[0] <= len(out) - 60
+    assert [r.replay for r in out] == [starts[0] <= k < ends[0] for k in range(len(out))]
+    assert not [e for e in events if starts[0] <= e["frame"] < ends[0]
+                and e["type"] not in ("replay_start", "replay_end")]
+    ids = {str(i) for r in out for i in r.state.track_ids}
+    assert ids == {str(i) for i in out[n - 1].state.track_ids}
+    last, end = out[-1].state, out[n - 1].state
+    np.testing.assert_array_equal(last.state == "potted", end.state == "potted")
+    on = end.on_table()
+    assert np.abs(last.xy_mm[on] - end.xy_mm[on]).max() < 5.0
+
+
+def test_a_colour_put_back_in_a_cut_is_no_replay():
+    """break_building with the cut away from the table covering the pink's re-spotting (after
+    it was potted off its spot): the table after the cut shows the pink where it stood before
+    the shot, but on its spot: no replay; every shot scored as in the clip."""
+    meta, out, events, pipe = _run_spliced(
+        "break_building", lambda images: images[:440] + _crowd(images[0].shape, 80)
+        + images[520:])
+    assert not any(r.replay for r in out)
+    assert not [e for e in events if e["type"].startswith("replay")]
+    assert [e["type"] for e in events].count("shot_start") == 4
     assert pipe.referee.state.frame.score == tuple(meta["final_score"])
