@@ -508,19 +508,24 @@ class _Follower:
         shows the table as it stood before one of the last shots rather than as play left it:
         a replay. Its detections ``det`` are set against both: a replay shows more balls where
         they stood before that shot and no longer stand (a red since potted, the white before
-        it was struck) than balls where play left them and they did not stand before. A replay
-        lasts until a picture shows every ball where play left it and no ball elsewhere (or for
-        ``_REPLAY_MAX_S`` at most); ``replay_start`` and ``replay_end`` events say when."""
+        it was struck) than balls where play left them and they did not stand before (a
+        colour on a spot, or the white in the D while play left it in hand, counts for
+        neither). A replay lasts until a picture shows every ball where play left it and no
+        ball elsewhere, after a cut or for ``_REPLAY_BACK_S`` (or for ``_REPLAY_MAX_S`` at
+        most); ``replay_start`` and ``replay_end`` events say when."""
         last = self.last
         on = last.on_table()
         now = (last.classes[on], last.xy_mm[on])
         cls, xy = np.asarray(det.cls, int), np.asarray(det.xy_mm, float)
         if self.replay_since is None:
-            # a colour on a spot tells nothing: it may have been put back there in the cut
+            # a colour on a spot tells nothing: it may have been put back there in the cut; nor
+            # does the white in the D when play left it in hand
             spots = np.array(list(self.table.spots_mm.values()), float)
-            on_spot = (cls >= _FIRST_COLOUR) & (np.hypot(
+            put = (cls >= _FIRST_COLOUR) & (np.hypot(
                 *(xy[:, None] - spots[None]).transpose(2, 0, 1)).min(1) < _REPLAY_MM)
-            cls, xy = cls[~on_spot], xy[~on_spot]
+            if not (now[0] == _WHITE).any():
+                put |= (cls == _WHITE) & np.array([self.table.in_d(x, y) for x, y in xy], bool)
+            cls, xy = cls[~put], xy[~put]
             for before in self.before:
                 was, stays = _layout_matches(cls, xy, before), _layout_matches(cls, xy, now)
                 if np.count_nonzero(was & ~stays) > np.count_nonzero(stays & ~was):
@@ -598,6 +603,7 @@ _REPLAY_MM = 20.0
 _REPLAY_MAX_S = 20.0
 _REPLAY_BACK_S = 1.0
 _FIRST_COLOUR = BALL_CLASSES.index("yellow")
+_WHITE = BALL_CLASSES.index("white")
 
 
 def _layout_matches(cls: np.ndarray, xy: np.ndarray, layout: tuple) -> np.ndarray:

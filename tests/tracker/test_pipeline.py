@@ -454,3 +454,37 @@ def test_a_colour_put_back_in_a_cut_is_no_replay():
     assert not [e for e in events if e["type"].startswith("replay")]
     assert [e["type"] for e in events].count("shot_start") == 4
     assert pipe.referee.state.frame.score == tuple(meta["final_score"])
+
+
+@pytest.mark.parametrize("white_at, replay", [
+    ((1200.0, 1500.0), True),  # where it stood before the shot, out of the D
+    ((889.0, 600.0), False)])  # where it stood before the shot, in the D
+def test_only_what_play_cannot_have_put_back_in_a_cut_tells_a_replay(white_at, replay):
+    """The first picture after a cut, after a shot that moved the white from where it stood
+    and potted the black off its spot and the white: a white where it stood before the shot is
+    a replay, unless it is in the D (play left it in hand: it may have been put there); the
+    black back on its spot is no replay either way."""
+    from calibration.specs import SNOOKER
+    from tracker.pipeline import _Follower
+    from tracker.referee.snooker import Referee
+    from tracker.shots import ShotTracker
+    from tracker.track import BallTracker, TableState
+
+    black = SNOOKER.spots_mm["black"]
+    red = (500.0, 2000.0)
+    follower = _Follower(BallTracker(), ShotTracker(), Referee(), SNOOKER)
+    k = [BALL_CLASSES.index(c) for c in ("white", "red", "black")]
+    follower.before.append((np.array(k), np.array([white_at, red, black])))
+    follower.last = TableState(
+        300, 10.0, np.array(["white", "red_01", "black"]), np.array(k),
+        np.array([[np.nan, np.nan], red, [np.nan, np.nan]]), np.zeros((3, 2)),
+        np.array(["potted", "seen", "potted"]), np.array(["top_left", "", "top_right"]))
+    follower.cut = True
+    seen = SimpleNamespace(cls=np.array(k), xy_mm=np.array([white_at, red, black]))
+    events = []
+    assert follower._replaying(seen, 301, 10.5, events) is replay
+    assert [e["type"] for e in events] == (["replay_start"] if replay else [])
+    # the table as play left it, after the next cut: the replay (if any) is over
+    assert follower._replaying(SimpleNamespace(cls=np.array(k[1:2]), xy_mm=np.array([red])),
+                               400, 13.0, events) is False
+    assert [e["type"] for e in events] == (["replay_start", "replay_end"] if replay else [])
