@@ -467,7 +467,10 @@ class _Follower:
         replay = False
         if blind:
             self.cut = True
-        elif self.last is not None and (self.cut or self.replay_since is not None):
+        elif self.last is not None and (self.cut or self.replay_since is not None
+                                        or not self.shots.in_shot):
+            # after a cut, in a replay, or between shots (a cut straight from the table to its
+            # replay, or through a wipe the picture showed the table in)
             replay = self._replaying(det, index, t, events)
             self.cut = False
         if (blind or replay) and self.last is not None:
@@ -504,8 +507,9 @@ class _Follower:
         return state, events, _ball_px(state.xy_mm, camera, calibration, self.table), False
 
     def _replaying(self, det, index: int, t: float, events: list[dict]) -> bool:
-        """Whether the picture, after frames that did not show the table (a broadcast's cut),
-        shows the table as it stood before one of the last shots rather than as play left it:
+        """Whether the picture, after frames that did not show the table (a broadcast's cut) or
+        between shots, shows the table as it stood before one of the last shots rather than as
+        play left it:
         a replay. Its detections ``det`` are set against both: a replay shows more balls where
         they stood before that shot and no longer stand (a red since potted, the white before
         it was struck) than balls where play left them and they did not stand before (a
@@ -518,6 +522,8 @@ class _Follower:
         now = (last.classes[on], last.xy_mm[on])
         cls, xy = np.asarray(det.cls, int), np.asarray(det.xy_mm, float)
         if self.replay_since is None:
+            if _layout_matches(cls, xy, now).all():
+                return False  # every ball where play left it
             # a colour on a spot tells nothing: it may have been put back there in the cut; nor
             # does the white in the D when play left it in hand
             spots = np.array(list(self.table.spots_mm.values()), float)

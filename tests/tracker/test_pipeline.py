@@ -411,14 +411,15 @@ def _run_spliced(name: str, splice) -> tuple[dict, list, list[dict], Pipeline]:
     return meta, out, [e for r in out for e in r.events] + pipe.finish(), pipe
 
 
-@pytest.mark.parametrize("name, start", [("in_off", 40), ("in_off", 110), ("break_off", 80)])
-def test_a_replay_after_a_cut_is_no_play(name, start):
-    """A broadcast's replay: the clip, a cut to the crowd, the clip again from frame ``start``
-    (before the shot, or with the balls already moving), a cut, then the table at rest as play
-    left it. The replay is told from the balls standing where they stood before the shot (the
-    potted red, the white) and is seen by no stage: one shot, scored once as in the clip, no
-    new ball; the table as play left it afterwards."""
-    cut = 25
+@pytest.mark.parametrize("name, start, cut", [
+    ("in_off", 40, 25), ("in_off", 110, 25), ("break_off", 80, 25), ("wrong_ball_first", 40, 0)])
+def test_a_replay_after_a_cut_is_no_play(name, start, cut):
+    """A broadcast's replay: the clip, a cut to the crowd of ``cut`` frames (0: straight from
+    the table to the replay), the clip again from frame ``start`` (before the shot, or with
+    the balls already moving), a cut, then the table at rest as play left it. The replay is
+    told from the balls standing where they stood before the shot (the potted red, the white)
+    and is seen by no stage: one shot, scored once as in the clip, no new ball; the table as
+    play left it afterwards."""
 
     def splice(images):
         return (images + _crowd(images[0].shape, cut) + images[start:]
