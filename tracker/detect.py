@@ -676,10 +676,10 @@ def _cut(comp: np.ndarray, sel: np.ndarray, window: tuple[int, int, int, int],
 def _streak_centre(blob: np.ndarray, r: float, found: int) -> tuple[float, float] | None:
     """The middle (x, y) of ``blob`` (bool, its box) when it is one ball's blur streak: a
     straight band as wide as a ball all along (1.6 to 2.6 radii ``r``) and longer than two and
-    a half balls (5 radii), with round ends, filling that shape, in which fewer discs were
-    ``found`` than balls in a row would fill it with; else None. Balls in a row are found one
-    by one, a cue is narrower, a bigger blob wider. (A shorter streak is found as two or three
-    discs along it, which ``_dedupe`` makes one.)"""
+    a half balls (5 radii), with round ends, filling that shape (as wide as it is, up to a
+    ball's width), in which fewer discs were ``found`` than balls in a row would fill it with;
+    else None. Balls in a row are found one by one, a cue is narrower, a bigger blob wider. (A
+    shorter streak is found as two or three discs along it, which ``_dedupe`` makes one.)"""
     cov = _blob_cov(blob)
     if cov is None:
         return None
@@ -697,7 +697,10 @@ def _streak_centre(blob: np.ndarray, r: float, found: int) -> tuple[float, float
     inner = width[int(np.ceil(r)):max(int(length - r), int(np.ceil(r)) + 1)]
     if not len(inner) or inner.min() < 1.6 * r or inner.max() > 2.6 * r:
         return None
-    band = 2 * r * (length - 2 * r) + np.pi * r * r  # the band with round ends
+    # the band with round ends, as wide as a ball or as the streak if narrower (a dim one:
+    # its edges, the ball's colour mixed with the cloth's, fall under the threshold)
+    w = min(float(np.median(inner)), 2 * r)
+    band = w * (length - w) + np.pi * w * w / 4
     if len(xs) < 0.85 * band:
         return None
     return float(cx), float(cy)

@@ -260,6 +260,38 @@ def test_the_lamps_dimmed_or_brightened_at_once_keep_the_table_in_view(dim):
     assert pipe.referee.state.frame.score == tuple(meta["final_score"])
 
 
+def test_a_break_off_under_lamps_dimmed_to_a_third_keeps_every_balls_identity():
+    """break_off with the lamps at 0.3 of their brightness from frame 60 on, before the break:
+    the white's blur streak on its way to the pack, dim and narrower than a ball, is still the
+    white, and every ball keeps its track from the first frame to the last (before, the white
+    was lost on its way and 7 identities changed hands as the pack broke)."""
+    import cv2
+    from scipy.optimize import linear_sum_assignment
+
+    from tracker.track_command import make_detect
+
+    cal, meta, frames = _in_off_frames(
+        lambda k, image: cv2.convertScaleAbs(image, alpha=0.3) if k >= 60 else image,
+        name="break_off")
+    _, truth = read_truth(SAMPLES / "break_off.mp4")
+    pipe = Pipeline(cal, make_detect(cal), players=tuple(meta["players"]))
+    out = list(pipe.run(frames))
+    pipe.finish()
+    track_of: dict[str, str] = {}
+    for k, r in enumerate(out):
+        live = np.flatnonzero(r.state.on_table())
+        balls = np.flatnonzero(~np.isin(truth.state[k], ("potted", "off_table", "in_hand")))
+        d = np.hypot(*(truth.pos_mm[k, balls, None, :2] - r.state.xy_mm[None, live])
+                     .transpose(2, 0, 1))
+        rows, cols = linear_sum_assignment(np.where(d <= 60.0, d, 1e9))
+        for a, b in zip(rows, cols):
+            if d[a, b] <= 60.0:
+                ball, track = truth.ids[balls[a]], str(r.state.track_ids[live[b]])
+                assert track_of.setdefault(ball, track) == track, (k, ball, track)
+    assert len(track_of) == len(truth.ids)
+    assert pipe.referee.state.frame.score == tuple(meta["final_score"])
+
+
 def _tinted(gains, start: int, over: int = 1):
     """An ``edit`` for ``_in_off_frames``: B, G, R brought to ``gains`` times themselves from
     frame ``start`` on, in even steps over ``over`` frames (1: the camera's white balance moved
