@@ -508,36 +508,21 @@ class _Follower:
 
     def _replaying(self, det, index: int, t: float, events: list[dict]) -> bool:
         """Whether the picture, after frames that did not show the table (a broadcast's cut) or
-        between shots, shows the table as it stood before one of the last shots rather than as
-        play left it:
-        a replay. Its detections ``det`` are set against both: a replay shows more balls where
-        they stood before that shot and no longer stand (a red since potted, the white before
-        it was struck) than balls where play left them and they did not stand before (a
-        colour on a spot, or the white in the D while play left it in hand, counts for
-        neither). A replay lasts until a picture shows every ball where play left it and no
-        ball elsewhere, after a cut or for ``_REPLAY_BACK_S`` (or for ``_REPLAY_MAX_S`` at
-        most); ``replay_start`` and ``replay_end`` events say when."""
+        between shots, is a replay: it shows the table as it stood before one of the last shots
+        rather than as play left it (``_shows_before``). A replay lasts until a picture shows
+        every ball where play left it and no ball elsewhere (after a cut, or for
+        ``_REPLAY_BACK_S`` without one), or a cut ends it on a picture that no longer shows the
+        table as it stood before (the balls at rest where they rolled to while unseen), or
+        for ``_REPLAY_MAX_S`` at most; ``replay_start`` and ``replay_end`` events say when."""
         last = self.last
         on = last.on_table()
         now = (last.classes[on], last.xy_mm[on])
         cls, xy = np.asarray(det.cls, int), np.asarray(det.xy_mm, float)
         if self.replay_since is None:
-            if _layout_matches(cls, xy, now).all():
-                return False  # every ball where play left it
-            # a colour on a spot tells nothing: it may have been put back there in the cut; nor
-            # does the white in the D when play left it in hand
-            spots = np.array(list(self.table.spots_mm.values()), float)
-            put = (cls >= _FIRST_COLOUR) & (np.hypot(
-                *(xy[:, None] - spots[None]).transpose(2, 0, 1)).min(1) < _REPLAY_MM)
-            if not (now[0] == _WHITE).any():
-                put |= (cls == _WHITE) & np.array([self.table.in_d(x, y) for x, y in xy], bool)
-            cls, xy = cls[~put], xy[~put]
-            for before in self.before:
-                was, stays = _layout_matches(cls, xy, before), _layout_matches(cls, xy, now)
-                if np.count_nonzero(was & ~stays) > np.count_nonzero(stays & ~was):
-                    self.replay_since = t
-                    events.append({"type": "replay_start", "frame": index, "t": t})
-                    return True
+            if not _layout_matches(cls, xy, now).all() and self._shows_before(cls, xy, now):
+                self.replay_since = t
+                events.append({"type": "replay_start", "frame": index, "t": t})
+                return True
             return False
         # where play left it: every ball found there and none elsewhere (after a cut, one may
         # still be hidden and one thing, a hand, taken for a ball); without a cut, for a while
@@ -551,11 +536,31 @@ class _Follower:
         elif self.back_since is None:
             self.back_since = t
         if ((back and (self.cut or t - self.back_since >= _REPLAY_BACK_S))
+                or (self.cut and not self._shows_before(cls, xy, now))
                 or t - self.replay_since > _REPLAY_MAX_S):
             self.replay_since = self.back_since = None
             events.append({"type": "replay_end", "frame": index, "t": t})
             return False
         return True
+
+    def _shows_before(self, cls: np.ndarray, xy: np.ndarray, now: tuple) -> bool:
+        """Whether the balls of classes ``cls`` at table mm ``xy`` show the table as it stood
+        before one of the last shots rather than as it stands ``now`` (classes, table mm): more
+        of them where they stood before that shot and no longer stand (a red since potted, the
+        white before it was struck) than where they stand now and did not stand before. A
+        colour on a spot counts for neither (it may have been put back there in a cut), nor
+        does the white in the D while play left it in hand (it may have been placed there)."""
+        spots = np.array(list(self.table.spots_mm.values()), float)
+        put = (cls >= _FIRST_COLOUR) & (np.hypot(
+            *(xy[:, None] - spots[None]).transpose(2, 0, 1)).min(1) < _REPLAY_MM)
+        if not (now[0] == _WHITE).any():
+            put |= (cls == _WHITE) & np.array([self.table.in_d(x, y) for x, y in xy], bool)
+        cls, xy = cls[~put], xy[~put]
+        for before in self.before:
+            was, stays = _layout_matches(cls, xy, before), _layout_matches(cls, xy, now)
+            if np.count_nonzero(was & ~stays) > np.count_nonzero(stays & ~was):
+                return True
+        return False
 
     def in_order(self, events: list[dict], settled: float) -> list[dict]:
         """The events that are due, in time order. Some are known a little after they happen

@@ -476,6 +476,24 @@ def test_a_replay_after_a_cut_is_no_play(name, start, cut):
     assert np.abs(last.xy_mm[on] - end.xy_mm[on]).max() < 5.0
 
 
+def test_a_replay_ends_at_the_cut_back_to_balls_that_rolled_on_unseen():
+    """break_off cut away from while the balls still roll (frame 200), its replay from before
+    the break, a cut back to the table 100 frames on, the balls at rest where they rolled to
+    unseen: the replay ends at that cut, though the table is not as play was last seen, and
+    the shot ends after it, scored as in the clip."""
+    cut = 25
+    meta, out, events, pipe = _run_spliced(
+        "break_off", lambda images: images[:200] + _crowd(images[0].shape, cut)
+        + images[80:300] + _crowd(images[0].shape, cut) + images[300:])
+    back = 200 + cut + 220 + cut
+    assert [r.replay for r in out] == [200 + cut <= k < back - cut for k in range(len(out))]
+    assert [e["frame"] for e in events if e["type"] == "replay_end"] == [back]
+    ends = [e["frame"] for e in events if e["type"] == "shot_end"]
+    assert [e["type"] for e in events].count("shot_start") == 1 and len(ends) == 1
+    assert ends[0] > back
+    assert pipe.referee.state.frame.score == tuple(meta["final_score"])
+
+
 def test_a_colour_put_back_in_a_cut_is_no_replay():
     """break_building with the cut away from the table covering the pink's re-spotting (after
     it was potted off its spot): the table after the cut shows the pink where it stood before
