@@ -452,6 +452,7 @@ class _Follower:
     cut: bool = False
     replay_since: float | None = None
     back_since: float | None = None  # since when a replay has shown the table as play left it
+    replaceable: bool = False  # the last shot was a foul that may be called a miss
 
     def follow(self, index: int, t: float, seen_events: list[dict], det, view: tuple | None,
                blind: bool = False) -> tuple[TableState, list[dict], np.ndarray, bool]:
@@ -549,15 +550,22 @@ class _Follower:
         of them where they stood before that shot and no longer stand (a red since potted, the
         white before it was struck) than where they stand now and did not stand before. A
         colour on a spot counts for neither (it may have been put back there in a cut), nor
-        does the white in the D while play left it in hand (it may have been placed there)."""
+        does the white in the D while play left it in hand (it may have been placed there);
+        after a foul that may be called a miss, only a ball of a class fewer of which stand
+        now (a ball potted since) counts for the table before: the others may have been put
+        back where they stood."""
         spots = np.array(list(self.table.spots_mm.values()), float)
         put = (cls >= _FIRST_COLOUR) & (np.hypot(
             *(xy[:, None] - spots[None]).transpose(2, 0, 1)).min(1) < _REPLAY_MM)
         if not (now[0] == _WHITE).any():
             put |= (cls == _WHITE) & np.array([self.table.in_d(x, y) for x, y in xy], bool)
         cls, xy = cls[~put], xy[~put]
+        standing = np.bincount(now[0], minlength=len(BALL_CLASSES))
         for before in self.before:
             was, stays = _layout_matches(cls, xy, before), _layout_matches(cls, xy, now)
+            if self.replaceable:
+                stood = np.bincount(before[0], minlength=len(BALL_CLASSES))
+                was &= (cls >= 0) & (stood > standing)[np.maximum(cls, 0)]
             if np.count_nonzero(was & ~stays) > np.count_nonzero(stays & ~was):
                 return True
         return False
@@ -582,6 +590,8 @@ class _Follower:
 
     def _score(self, record: dict, frame: int, t: float) -> list[dict]:
         result = self.referee.feed(record)
+        # after a foul that may be called a miss, the balls may be put back as they stood
+        self.replaceable = bool(result.get("miss") or result.get("miss_suggested"))
         out = [record_event(record, frame, t),
                {**{k: v for k, v in result.items() if k not in ("type", "frame")},
                 "type": "score", "frame_number": result.get("frame"), "frame": frame, "t": t}]
