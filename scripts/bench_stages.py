@@ -111,11 +111,16 @@ def run_clip(path: Path, spent: dict[str, float], repeat: int) -> dict[str, floa
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("clips", nargs="*", default=["break_off", "in_off"])
+    p.add_argument("clips", nargs="*", default=["break_off", "in_off"],
+                   help="sample clips, by name (in_off) or path (sample_videos/in_off.mp4)")
     p.add_argument("--repeat", type=int, default=2, help="runs of each clip (the best is kept)")
     p.add_argument("--opencv-threads", type=int, default=1,
                    help="OpenCV's threads (1: off, as Pipeline.run has it; 0: its default pool)")
     args = p.parse_args(argv)
+    args.clips = [Path(c).stem if c.endswith(".mp4") else c for c in args.clips]
+    for c in args.clips:
+        if not (SAMPLES / f"{c}.mp4").exists():
+            p.error(f"{c}: no such sample clip in {SAMPLES}")
     BallDetector._relearner = lambda self: InlineThread()
     if args.opencv_threads > 0:
         cv2.setNumThreads(args.opencv_threads)
