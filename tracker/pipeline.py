@@ -444,11 +444,11 @@ class _Follower:
     order: int = 0
     view: tuple | None = None  # the calibration, its camera and its pockets' px in force
     last: TableState | None = None  # the last frame's state
-    # the table as it stood before each of the last few shots (classes, table mm), the last
-    # time every ball stood still, whether a frame without the table came since the last
+    # the table as it stood before each of the last few shots (classes, table mm), the state
+    # when every ball last stood still, whether a frame without the table came since the last
     # look, and since when the picture has shown a replay
     before: collections.deque = field(default_factory=lambda: collections.deque(maxlen=3))
-    still: tuple | None = None
+    still: TableState | None = None
     cut: bool = False
     replay_since: float | None = None
     back_since: float | None = None  # since when a replay has shown the table as play left it
@@ -500,11 +500,11 @@ class _Follower:
         events = self.in_order(events, settled)
         self.last = state
         if self.shots.in_shot and not in_shot and self.still is not None:
-            self.before.append(self.still)
+            self.before.append(_layout(self.still))
         elif not self.shots.in_shot:
             on = state.on_table()
             if np.all(np.hypot(*state.velocity_mm_s[on].T) < _STILL_MM_S):
-                self.still = (state.classes[on], state.xy_mm[on])
+                self.still = state
         return state, events, _ball_px(state.xy_mm, camera, calibration, self.table), False
 
     def _replaying(self, det, index: int, t: float, events: list[dict]) -> bool:
@@ -515,9 +515,7 @@ class _Follower:
         ``_REPLAY_BACK_S`` without one), or a cut ends it on a picture that no longer shows the
         table as it stood before (the balls at rest where they rolled to while unseen), or
         for ``_REPLAY_MAX_S`` at most; ``replay_start`` and ``replay_end`` events say when."""
-        last = self.last
-        on = last.on_table()
-        now = (last.classes[on], last.xy_mm[on])
+        now = _layout(self.last)
         cls, xy = np.asarray(det.cls, int), np.asarray(det.xy_mm, float)
         if self.replay_since is None:
             if not _layout_matches(cls, xy, now).all() and self._shows_before(cls, xy, now):
@@ -561,8 +559,9 @@ class _Follower:
             put |= (cls == _WHITE) & np.array([self.table.in_d(x, y) for x, y in xy], bool)
         cls, xy = cls[~put], xy[~put]
         standing = np.bincount(now[0], minlength=len(BALL_CLASSES))
+        stays = _layout_matches(cls, xy, now)
         for before in self.before:
-            was, stays = _layout_matches(cls, xy, before), _layout_matches(cls, xy, now)
+            was = _layout_matches(cls, xy, before)
             if self.replaceable:
                 stood = np.bincount(before[0], minlength=len(BALL_CLASSES))
                 was &= (cls >= 0) & (stood > standing)[np.maximum(cls, 0)]
@@ -625,6 +624,12 @@ _REPLAY_MAX_S = 20.0
 _REPLAY_BACK_S = 1.0
 _FIRST_COLOUR = BALL_CLASSES.index("yellow")
 _WHITE = BALL_CLASSES.index("white")
+
+
+def _layout(state: TableState) -> tuple[np.ndarray, np.ndarray]:
+    """The balls on the table in ``state``: (classes (M,), table mm (M, 2))."""
+    on = state.on_table()
+    return state.classes[on], state.xy_mm[on]
 
 
 def _layout_matches(cls: np.ndarray, xy: np.ndarray, layout: tuple) -> np.ndarray:
