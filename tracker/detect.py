@@ -291,6 +291,11 @@ _NOT_SNOOKER = 1.35
 # the least share of the table area that looks like the cloth in a picture of the table (the
 # real footage's frames of the table 0.72 or more, a player over it included; its cut-aways 0)
 _IN_VIEW = 0.3
+# the most B + G + R may differ between a place on the cloth and the work pixel two to its
+# right (the sample clips' and real footage's cloth: 3 at the median, 6 at the 90th
+# percentile); a picture of noise the cloth's colour (a grey cloth's beside a crowd's blur:
+# 50 at the median) is no cloth for it
+_SMOOTH = 24
 # the dimmest the lamps may make the table, as a share of its brightness when last looked at,
 # for a picture to be taken for the table with its lamps dimmed (darker: the lamps off, and a
 # cloth relearnt from it would be too dark to tell the balls from)
@@ -1059,7 +1064,10 @@ class BallDetector:
         prep = self._prepare(*self.geometry.image_size)
         r, c = self._sparse(prep)
         pixels = self._uncast(work[r, c][None])[0]
-        if not tinted and self._mostly_cloth(pixels, len(r)):
+        # the cloth is smooth: a place unlike the work pixel two to its right is none of it
+        beside = self._uncast(work[r, np.minimum(c + 2, work.shape[1] - 1)][None])[0]
+        smooth = cv2.absdiff(pixels, beside).astype(np.int16).sum(1) <= _SMOOTH
+        if not tinted and self._mostly_cloth(pixels, len(r), smooth):
             return True
         if self._seen is None:
             return False
@@ -1071,13 +1079,13 @@ class BallDetector:
             if not ((_DIMMEST <= gain) & (gain <= 1.0 / _DIMMEST)).all():
                 return False
             back = np.clip(pixels / gain.astype(np.float32), 0, 255).astype(np.uint8)
-            return self._mostly_cloth(back, len(r))
+            return self._mostly_cloth(back, len(r), smooth)
         # the lamps dimmed or brightened: the whole picture darker or lighter alike, the
         # cloth's colour kept
         gain = self._lamps(self._uncast(work), prep)
         if not _DIMMEST <= gain <= 1.0 / _DIMMEST or abs(gain - 1.0) < 0.05:
             return False
-        return self._mostly_cloth(cv2.convertScaleAbs(pixels, alpha=1.0 / gain), len(r))
+        return self._mostly_cloth(cv2.convertScaleAbs(pixels, alpha=1.0 / gain), len(r), smooth)
 
     def covers(self, frame: np.ndarray, px: np.ndarray) -> bool:
         """Whether the cloth covers the pixels at ``px`` (N, 2) (x, y) of the BGR ``frame``:
@@ -1091,10 +1099,14 @@ class BallDetector:
         return self._mostly_cloth(self._uncast(frame[xy[inside, 1], xy[inside, 0]][None])[0],
                                   len(xy))
 
-    def _mostly_cloth(self, pixels: np.ndarray, of: int) -> bool:
+    def _mostly_cloth(self, pixels: np.ndarray, of: int, smooth: np.ndarray | None = None
+                      ) -> bool:
         """Whether at least ``_IN_VIEW`` of ``of`` places look like the cloth, ``pixels``
-        (K, 3) BGR being those of them in the picture."""
+        (K, 3) BGR being those of them in the picture (and, where given, ``smooth`` (K,) True
+        there)."""
         cloth = scores(self._table, pixels[None])[0] < _FG_LEVEL
+        if smooth is not None:
+            cloth &= smooth
         return float(cloth.sum()) >= _IN_VIEW * of
 
     @staticmethod
