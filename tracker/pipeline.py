@@ -453,6 +453,15 @@ class _Follower:
     replay_since: float | None = None
     back_since: float | None = None  # since when a replay has shown the table as play left it
     replaceable: bool = False  # the last shot was a foul that may be called a miss
+    # after such a foul, a cut back to the table (the balls may have been put back as they
+    # stood before it, or it may show its replay: told only when the next shot has ended)
+    # since (frame, t); the events of that next shot, held till then; the table and the
+    # white's path as the last shot scored left them, and the white's path in this shot
+    suspect: tuple[int, float] | None = None
+    pending: list[dict] | None = None
+    ended: tuple | None = None
+    ended_path: np.ndarray | None = None
+    path: list = field(default_factory=list)
 
     def follow(self, index: int, t: float, seen_events: list[dict], det, view: tuple | None,
                blind: bool = False) -> tuple[TableState, list[dict], np.ndarray, bool]:
@@ -473,6 +482,8 @@ class _Follower:
             # after a cut, in a replay, or between shots (a cut straight from the table to its
             # replay, or through a wipe the picture showed the table in)
             replay = self._replaying(det, index, t, events)
+            if self.cut and not replay and not self.shots.in_shot:
+                self.suspect = (index, t) if self.replaceable else None
             self.cut = False
         if (blind or replay) and self.last is not None:
             last = self.last
@@ -485,22 +496,34 @@ class _Follower:
             det = _NOTHING
         state = self.tracker.update(index, t, np.asarray(det.xy_mm, float),
                                     np.asarray(det.cls, int), np.asarray(det.confidence, float))
+        played = []  # what tracking and the shots tell of the frame
         for e in state.events:
             e = dict(e)
             if e["type"] == "pot":
                 e["pocket_px"] = pockets_px[e["pocket"]]
-            events.append(e)
+            played.append(e)
         in_shot = self.shots.in_shot
+        if in_shot or self.shots.in_shot:
+            self._white_path(state)
         for e in self.shots.update(state):
             record = e.pop("record", None)
-            events.append(e)
+            played.append(e)
             if record is not None:
-                events.extend(self._score(record, e["frame"], e["t"]))
+                played = self._shot_ended(record, e, state, played)
+        if self.shots.in_shot and self.suspect is not None and self.pending is None:
+            self.pending = []
+        if self.pending is not None:
+            self.pending += played
+        else:
+            events += played
         settled = min(t, self.tracker.settled_t(t), self.shots.settled_t(t))
         events = self.in_order(events, settled)
         self.last = state
         if self.shots.in_shot and not in_shot and self.still is not None:
             self.before.append(_layout(self.still))
+            self.path = [self.still.xy_mm[self.still.index("white")]] if (
+                "white" in self.still.track_ids) else []
+            self._white_path(state)
         elif not self.shots.in_shot:
             on = state.on_table()
             if np.all(np.hypot(*state.velocity_mm_s[on].T) < _STILL_MM_S):
@@ -542,6 +565,51 @@ class _Follower:
             return False
         return True
 
+    def _white_path(self, state: TableState) -> None:
+        """The white's place in ``state``, if seen, on this shot's path."""
+        if "white" in state.track_ids:
+            w = state.index("white")
+            if state.state[w] == "seen":
+                self.path.append(state.xy_mm[w])
+
+    def _shot_ended(self, record: dict, end: dict, state: TableState, played: list[dict]
+                    ) -> list[dict]:
+        """What comes of a shot's end ``end`` (its ``record`` for the referee) at ``state``,
+        the frame's events ``played`` with it: the shot's score; or, for a shot begun after a
+        cut back to the table after a foul that may be called a miss (``suspect``), if it
+        replayed that foul (``_replayed``), nothing of it but ``replay_start`` and
+        ``replay_end``, and the shot is not counted."""
+        if self.pending is not None and self._replayed(state):
+            (frame, t), self.pending = self.suspect, None
+            self.shots.resume_after(end["shot"] - 1)
+            self.before.pop()
+            return [{"type": "replay_start", "frame": frame, "t": t},
+                    {"type": "replay_end", "frame": end["frame"], "t": end["t"]}]
+        if self.pending is not None:
+            played, self.pending = self.pending + played, None
+        self.suspect = None
+        self.ended, self.ended_path = _layout(state), np.array(self.path).reshape(-1, 2)
+        return played + self._score(record, end["frame"], end["t"])
+
+    def _replayed(self, state: TableState) -> bool:
+        """Whether the shot that ended at ``state`` played the last shot scored again: every
+        ball stands where that shot left them (within ``_REPLAY_MM``, and none elsewhere) and
+        the white went that shot's way (every place it was seen on within ``_REPLAY_MM`` of
+        that shot's path). A player playing a shot again after a miss does not stop every ball
+        where they stopped, nor send the white the same way to the millimetre."""
+        now, q = _layout(state), self.ended_path
+        p = np.array(self.path).reshape(-1, 2)
+        if (self.ended is None or len(now[0]) != len(self.ended[0]) or len(p) < 2
+                or q is None or len(q) < 2
+                or not (_layout_matches(*now, self.ended).all()
+                        and _layout_matches(*self.ended, now).all())):
+            return False
+        a, d = q[:-1], np.diff(q, axis=0)  # the segments of the last shot's path
+        u = np.clip(np.einsum("pki,ki->pk", p[:, None] - a[None], d)
+                    / np.maximum(np.einsum("ki,ki->k", d, d), 1e-9), 0.0, 1.0)
+        gap = np.hypot(*(p[:, None] - a[None] - u[..., None] * d[None]).transpose(2, 0, 1))
+        return bool(gap.min(1).max() < _REPLAY_MM)
+
     def _shows_before(self, cls: np.ndarray, xy: np.ndarray, now: tuple) -> bool:
         """Whether the balls of classes ``cls`` at table mm ``xy`` show the table as it stood
         before one of the last shots rather than as it stands ``now`` (classes, table mm): more
@@ -575,6 +643,9 @@ class _Follower:
         gone, a jump once the ball it went over has stayed put): each is held until nothing
         dated earlier can still come (``settled``, from the tracker and the shot logic), then
         let out."""
+        if settled == np.inf and self.pending:
+            # the source ended in a shot after such a cut: nothing more will tell
+            events, self.pending = self.pending + events, None
         for e in events:
             self.held.append((e["t"], self.order, e))
             self.order += 1

@@ -391,27 +391,30 @@ def test_a_picture_of_the_cloths_colour_without_the_cushions_is_not_the_table():
     assert pipe.detect.detector.in_view(pipe.detect.detector.work_image(plain), tinted=True)
 
 
-def test_frames_that_do_not_show_the_table_change_nothing():
+@pytest.mark.parametrize("name, at", [("in_off", 60), ("miss", 30)])
+def test_frames_that_do_not_show_the_table_change_nothing(name, at):
     """A sample clip with 40 frames that show no table spliced in before the shot (a
     broadcast's cut to the crowd: noise; the lamps switched off: a dark picture): no stage
     sees them. No event is dated in them, the table is not looked for in them (no
     ``calibrated`` event), the balls stand where they were, unseen, and the shot
-    after them is scored as in the clip itself."""
+    after them is scored as in the clip itself. On the miss clip's grey cloth much of the
+    crowd's noise has the cloth's colour, but not its smoothness (before, those frames were
+    taken for the table, and the balls for moving in them)."""
 
     def splice(images):
-        blind = _crowd(images[0].shape, 20) + [(images[60] // 12) for _ in range(20)]
-        return images[:60] + blind + images[60:]
+        blind = _crowd(images[0].shape, 20) + [(images[at] // 12) for _ in range(20)]
+        return images[:at] + blind + images[at:]
 
-    meta, out, events, pipe = _run_spliced("in_off", splice)
+    meta, out, events, pipe = _run_spliced(name, splice)
     assert not [e for e in events if e["type"] == "calibrated"]
-    assert not [e for e in events if 60 <= e["frame"] < 100], events
-    assert [r.blind for r in out] == [60 <= k < 100 for k in range(len(out))]
-    before = out[59].state
-    for r in out[60:100]:
+    assert not [e for e in events if at <= e["frame"] < at + 40], events
+    assert [r.blind for r in out] == [at <= k < at + 40 for k in range(len(out))]
+    before = out[at - 1].state
+    for r in out[at:at + 40]:
         np.testing.assert_array_equal(r.state.track_ids, before.track_ids)
         np.testing.assert_array_equal(r.state.xy_mm, before.xy_mm)
         assert not (r.state.state == "seen").any()
-    assert (out[100 + 5].state.state == "seen").sum() == (before.state == "seen").sum()
+    assert (out[at + 40 + 5].state.state == "seen").sum() == (before.state == "seen").sum()
     assert pipe.referee.state.frame.score == tuple(meta["final_score"])
     assert not any(r.replay for r in out)
 
@@ -504,6 +507,64 @@ def test_balls_put_back_after_a_foul_that_may_be_a_miss_are_no_replay():
         "miss", lambda images: images + _crowd(images[0].shape, 25) + [images[-1]] * 60)
     assert not any(r.replay for r in out)
     assert not [e for e in events if e["type"].startswith("replay")]
+
+
+@pytest.mark.parametrize("name, start, put_back", [
+    ("wrong_ball_first", 30, False), ("wrong_ball_first", 30, True),
+    ("wrong_ball_first", 100, False), ("miss", 30, False), ("miss", 30, True),
+    ("miss", 120, False)])
+def test_a_replay_of_a_foul_that_may_be_a_miss_is_no_play(name, start, put_back):
+    """A foul that may be called a miss, nothing potted (the blue hit first; no ball hit),
+    then a cut, its replay from frame ``start`` (before the shot, or with the balls moving), a
+    cut, and the table as play left it (or with the balls put back as they stood before the
+    shot). The table after the first cut may be as it stood before the shot, as it would be
+    with the balls put back for the shot to be played again: the shot that follows is told for
+    a replay when it has ended, its balls stopped where the foul left them and the white gone
+    the foul's way. Scored once, the replay's shot dropped (before: a second foul)."""
+
+    def splice(images):
+        after = images[0] if put_back else images[-1]
+        return (images + _crowd(images[0].shape, 25) + images[start:]
+                + _crowd(images[0].shape, 25) + [after] * 60)
+
+    meta, out, events, pipe = _run_spliced(name, splice)
+    n = (len(out) - 50 - 60 + start) // 2  # the clip's own frames
+    assert pipe.referee.state.frame.score == tuple(meta["final_score"])
+    assert [e["type"] for e in events].count("shot_start") == 1
+    assert [e["type"] for e in events].count("score") == 1
+    starts = [e["frame"] for e in events if e["type"] == "replay_start"]
+    ends = [e["frame"] for e in events if e["type"] == "replay_end"]
+    assert starts == [n + 25] and len(ends) == 1 and n + 25 < ends[0] < len(out) - 85
+    assert not [e for e in events if starts[0] <= e["frame"] < ends[0]
+                and e["type"] not in ("replay_start", "replay_end")]
+
+
+@pytest.mark.slow
+def test_a_foul_played_again_after_a_miss_is_scored(tmp_path):
+    """wrong_ball_first's foul, a cut, then the balls as they stood before it and the shot
+    played again half a degree to the left: a shot of its own (its white's path and where the
+    balls stop are not the foul's), scored as a second foul, no replay."""
+    from tracker.sim.clip import render_clip
+    from tracker.sim.make import clip_spec
+    from tracker.sim.model import Strike
+    from tracker.sim.scenarios import SCENARIOS
+    from tracker.sim.script import Script, layout
+    from tracker.video import read_frames
+
+    s = Script(layout((889.0, 1200.0), [[889.0, 2150.0], [1300.0, 2900.0], [500.0, 3100.0]]),
+               seed=0)
+    s.wait(0.5)
+    s.shoot(Strike(90.5, 1800.0, top=0.2))
+    assert s.timeline.shots[-1]["first_contact"] == "blue"
+    render_clip(s.finish(), clip_spec(SCENARIOS["wrong_ball_first"]), tmp_path / "again.mp4")
+    again = list(read_frames(tmp_path / "again.mp4"))
+    meta, out, events, pipe = _run_spliced(
+        "wrong_ball_first", lambda images: images + _crowd(images[0].shape, 25) + again)
+    assert not [e for e in events if e["type"].startswith("replay")]
+    assert [e["type"] for e in events].count("shot_start") == 2
+    fouls = [e["foul"] for e in events if e["type"] == "score"]
+    assert fouls == [{"points": 5, "reason": "wrong_ball_first"}] * 2
+    assert all(e["frame"] >= len(out) - len(again) for e in events[-2:])
 
 
 def test_a_colour_put_back_in_a_cut_is_no_replay():
