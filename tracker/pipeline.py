@@ -8,6 +8,7 @@ tracks, overlay) are chosen by the command line (``tracker.track_command``).
 from __future__ import annotations
 
 import collections
+import copy
 import multiprocessing
 import signal
 import threading
@@ -453,12 +454,16 @@ class _Follower:
     replay_since: float | None = None
     back_since: float | None = None  # since when a replay has shown the table as play left it
     replaceable: bool = False  # the last shot was a foul that may be called a miss
-    # after such a foul, a cut back to the table (the balls may have been put back as they
-    # stood before it, or it may show its replay: told only when the next shot has ended)
-    # since (frame, t); the events of that next shot, held till then; the table and the
-    # white's path as the last shot scored left them, and the white's path in this shot
+    # after such a foul the balls may be put back as they stood before it, and the shot that
+    # follows may be its replay (told only when it has ended): the events of that shot, held
+    # till then, and since when (frame, t) it may be a replay (the first picture after a cut
+    # since the foul, or the shot's start); the table and the white's path as the last shot
+    # scored left them, and the white's path in this shot
     suspect: tuple[int, float] | None = None
     pending: list[dict] | None = None
+    # the tracker, the shot logic and the table's state as such a foul left them (what a
+    # replay of it gave them is forgotten: a wipe into it may show balls of both pictures)
+    saved: tuple | None = None
     ended: tuple | None = None
     ended_path: np.ndarray | None = None
     path: list = field(default_factory=list)
@@ -482,8 +487,8 @@ class _Follower:
             # after a cut, in a replay, or between shots (a cut straight from the table to its
             # replay, or through a wipe the picture showed the table in)
             replay = self._replaying(det, index, t, events)
-            if self.cut and not replay and not self.shots.in_shot:
-                self.suspect = (index, t) if self.replaceable else None
+            if self.cut and not replay and not self.shots.in_shot and self.replaceable:
+                self.suspect = (index, t)
             self.cut = False
         if (blind or replay) and self.last is not None:
             last = self.last
@@ -509,9 +514,15 @@ class _Follower:
             record = e.pop("record", None)
             played.append(e)
             if record is not None:
-                played = self._shot_ended(record, e, state, played)
-        if self.shots.in_shot and self.suspect is not None and self.pending is None:
+                played, replayed = self._shot_ended(record, e, state, played)
+                if replayed:  # the table as the foul left it, as every stage had it then
+                    self.tracker, self.shots, saved = copy.deepcopy(self.saved)
+                    state = replace(saved, frame=index, t=t, events=())
+        if self.shots.in_shot and not in_shot and self.replaceable:
             self.pending = []
+            if self.suspect is None:  # no cut since the foul: the replay began with the shot
+                start = next(e for e in played if e["type"] == "shot_start")
+                self.suspect = (start["frame"], start["t"])
         if self.pending is not None:
             self.pending += played
         else:
@@ -573,33 +584,38 @@ class _Follower:
                 self.path.append(state.xy_mm[w])
 
     def _shot_ended(self, record: dict, end: dict, state: TableState, played: list[dict]
-                    ) -> list[dict]:
+                    ) -> tuple[list[dict], bool]:
         """What comes of a shot's end ``end`` (its ``record`` for the referee) at ``state``,
-        the frame's events ``played`` with it: the shot's score; or, for a shot begun after a
-        cut back to the table after a foul that may be called a miss (``suspect``), if it
-        replayed that foul (``_replayed``), nothing of it but ``replay_start`` and
-        ``replay_end``, and the shot is not counted."""
+        the frame's events ``played`` with it, and whether the shot was a replay: the shot's
+        score; or, for a shot after a foul that may be called a miss, if it replayed that foul
+        (``_replayed``), nothing of it but ``replay_start`` (at ``suspect``) and
+        ``replay_end``, and the shot is not counted (the caller takes every stage back to
+        ``saved``)."""
         if self.pending is not None and self._replayed(state):
             (frame, t), self.pending = self.suspect, None
-            self.shots.resume_after(end["shot"] - 1)
             self.before.pop()
             return [{"type": "replay_start", "frame": frame, "t": t},
-                    {"type": "replay_end", "frame": end["frame"], "t": end["t"]}]
+                    {"type": "replay_end", "frame": end["frame"], "t": end["t"]}], True
         if self.pending is not None:
             played, self.pending = self.pending + played, None
         self.suspect = None
         self.ended, self.ended_path = _layout(state), np.array(self.path).reshape(-1, 2)
-        return played + self._score(record, end["frame"], end["t"])
+        played += self._score(record, end["frame"], end["t"])
+        self.saved = copy.deepcopy((self.tracker, self.shots, state)) if self.replaceable else None
+        return played, False
 
     def _replayed(self, state: TableState) -> bool:
         """Whether the shot that ended at ``state`` played the last shot scored again: every
-        ball stands where that shot left them (within ``_REPLAY_MM``, and none elsewhere) and
-        the white went that shot's way (every place it was seen on within ``_REPLAY_MM`` of
-        that shot's path). A player playing a shot again after a miss does not stop every ball
-        where they stopped, nor send the white the same way to the millimetre."""
-        now, q = _layout(state), self.ended_path
+        ball that shot left is seen where it left it (within ``_REPLAY_MM``), no ball is seen
+        elsewhere, and the white went that shot's way (every place it was seen on within
+        ``_REPLAY_MM`` of that shot's path). A player playing a shot again after a miss does
+        not stop every ball where they stopped, nor send the white the same way to the
+        millimetre. (Balls not seen do not count: a wipe into a replay of moving balls may have
+        sent a track after one of them.)"""
+        seen = state.state == "seen"
+        now, q = (state.classes[seen], state.xy_mm[seen]), self.ended_path
         p = np.array(self.path).reshape(-1, 2)
-        if (self.ended is None or len(now[0]) != len(self.ended[0]) or len(p) < 2
+        if (self.ended is None or len(p) < 2
                 or q is None or len(q) < 2
                 or not (_layout_matches(*now, self.ended).all()
                         and _layout_matches(*self.ended, now).all())):

@@ -509,34 +509,91 @@ def test_balls_put_back_after_a_foul_that_may_be_a_miss_are_no_replay():
     assert not [e for e in events if e["type"].startswith("replay")]
 
 
-@pytest.mark.parametrize("name, start, put_back", [
-    ("wrong_ball_first", 30, False), ("wrong_ball_first", 30, True),
-    ("wrong_ball_first", 100, False), ("miss", 30, False), ("miss", 30, True),
-    ("miss", 120, False)])
-def test_a_replay_of_a_foul_that_may_be_a_miss_is_no_play(name, start, put_back):
+def _wipe(a: np.ndarray, b: np.ndarray, n: int = 12) -> list[np.ndarray]:
+    """``n`` frames of a broadcast's wipe from picture ``a`` to ``b``: a band of a logo's
+    colours, a third of the picture wide, sweeps across it from left to right, ``b`` behind
+    it."""
+    h, w = a.shape[:2]
+    band = w // 3
+    ramp = np.linspace(0, 80, band).astype(np.uint8)
+    out = []
+    for k in range(n):
+        x0 = -band + (w + band) * (k + 1) // (n + 1)
+        image = a.copy()
+        image[:, :max(x0 + band // 2, 0)] = b[:, :max(x0 + band // 2, 0)]
+        lo, hi = max(x0, 0), min(x0 + band, w)
+        image[:, lo:hi] = (160, 0, 40)
+        image[:, lo:hi, 1] = ramp[lo - x0:hi - x0]
+        out.append(image)
+    return out
+
+
+@pytest.mark.parametrize("name, start, wipe, put_back", [
+    ("wrong_ball_first", 30, False, False), ("wrong_ball_first", 30, False, True),
+    ("wrong_ball_first", 100, False, False), ("miss", 30, False, False),
+    ("miss", 30, False, True), ("miss", 120, False, False), ("wrong_ball_first", 30, True, False),
+    ("wrong_ball_first", 100, True, False), ("miss", 120, True, False)])
+def test_a_replay_of_a_foul_that_may_be_a_miss_is_no_play(name, start, wipe, put_back):
     """A foul that may be called a miss, nothing potted (the blue hit first; no ball hit),
-    then a cut, its replay from frame ``start`` (before the shot, or with the balls moving), a
-    cut, and the table as play left it (or with the balls put back as they stood before the
-    shot). The table after the first cut may be as it stood before the shot, as it would be
-    with the balls put back for the shot to be played again: the shot that follows is told for
-    a replay when it has ended, its balls stopped where the foul left them and the white gone
-    the foul's way. Scored once, the replay's shot dropped (before: a second foul)."""
+    then a cut (or a wipe), its replay from frame ``start`` (before the shot, or with the balls
+    moving), a cut (or a wipe), and the table as play left it (or with the balls put back as
+    they stood before the shot). The table after the first cut may be as it stood before the
+    shot, as it would be with the balls put back for the shot to be played again: the shot
+    that follows is told for a replay when it has ended, its balls stopped where the foul left
+    them and the white gone the foul's way. Scored once, the replay's shot dropped (before: a
+    second foul), and no ball of the replay left behind (the wipe shows balls of both
+    pictures)."""
+
+    def between(a, b):
+        return _wipe(a, b) if wipe else _crowd(a.shape, 25)
 
     def splice(images):
         after = images[0] if put_back else images[-1]
-        return (images + _crowd(images[0].shape, 25) + images[start:]
-                + _crowd(images[0].shape, 25) + [after] * 60)
+        replay = images[start:]
+        return (images + between(images[-1], replay[0]) + replay
+                + between(replay[-1], after) + [after] * 60)
 
     meta, out, events, pipe = _run_spliced(name, splice)
-    n = (len(out) - 50 - 60 + start) // 2  # the clip's own frames
+    gap = 12 if wipe else 25
+    n = (len(out) - 2 * gap - 60 + start) // 2  # the clip's own frames
     assert pipe.referee.state.frame.score == tuple(meta["final_score"])
     assert [e["type"] for e in events].count("shot_start") == 1
     assert [e["type"] for e in events].count("score") == 1
     starts = [e["frame"] for e in events if e["type"] == "replay_start"]
     ends = [e["frame"] for e in events if e["type"] == "replay_end"]
-    assert starts == [n + 25] and len(ends) == 1 and n + 25 < ends[0] < len(out) - 85
+    assert len(starts) == 1 and n < starts[0] <= n + gap + 60
+    assert len(ends) == 1 and starts[0] < ends[0] < len(out) - 60 - gap
     assert not [e for e in events if starts[0] <= e["frame"] < ends[0]
                 and e["type"] not in ("replay_start", "replay_end")]
+    ids = {str(i) for r in out[ends[0]:] for i in r.state.track_ids}
+    assert ids == {str(i) for i in out[n - 1].state.track_ids}
+
+
+@pytest.mark.parametrize("name, start", [("in_off", 40), ("in_off", 110), ("break_off", 80)])
+def test_a_replay_brought_in_by_a_wipe_is_no_play(name, start):
+    """A replay brought in and ended by a wipe (a logo's band sweeping over the picture, the
+    next picture behind it) rather than a cut: no frame is blind, the pictures of the wipe
+    show balls of both. The replay is told from the table as it stood before the shot, as
+    after a cut: one shot, scored once, nothing of the replay left behind."""
+
+    def splice(images):
+        replay = images[start:]
+        return (images + _wipe(images[-1], replay[0]) + replay + _wipe(replay[-1], images[-1])
+                + [images[-1]] * 60)
+
+    meta, out, events, pipe = _run_spliced(name, splice)
+    n = (len(out) - 24 - 60 + start) // 2  # the clip's own frames
+    assert not any(r.blind for r in out)
+    assert [e["type"] for e in events].count("shot_start") == 1
+    assert pipe.referee.state.frame.score == tuple(meta["final_score"])
+    starts = [e["frame"] for e in events if e["type"] == "replay_start"]
+    ends = [e["frame"] for e in events if e["type"] == "replay_end"]
+    assert len(starts) == 1 and n <= starts[0] <= n + 12, (starts, n)  # the wipe over at n + 12
+    assert len(ends) == 1 and starts[0] < ends[0] <= len(out) - 60 + 25, (ends, n)
+    assert not [e for e in events if starts[0] <= e["frame"] < ends[0]
+                and e["type"] not in ("replay_start", "replay_end")]
+    assert [str(i) for i in out[-1].state.track_ids] == [
+        str(i) for i in out[n - 1].state.track_ids]
 
 
 @pytest.mark.slow
