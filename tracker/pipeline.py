@@ -465,6 +465,7 @@ class _Follower:
     # replay of it gave them is forgotten: a wipe into it may show balls of both pictures)
     saved: tuple | None = None
     ended: tuple | None = None
+    start: tuple | None = None  # the balls seen when this shot started
     ended_path: np.ndarray | None = None
     path: list = field(default_factory=list)
 
@@ -532,6 +533,8 @@ class _Follower:
         self.last = state
         if self.shots.in_shot and not in_shot and self.still is not None:
             self.before.append(_layout(self.still))
+            seen = self.still.state == "seen"
+            self.start = self.still.classes[seen], self.still.xy_mm[seen]
             self.path = [self.still.xy_mm[self.still.index("white")]] if (
                 "white" in self.still.track_ids) else []
             self._white_path(state)
@@ -597,12 +600,37 @@ class _Follower:
             return [{"type": "replay_start", "frame": frame, "t": t},
                     {"type": "replay_end", "frame": end["frame"], "t": end["t"]}], True
         if self.pending is not None:
-            played, self.pending = self.pending + played, None
+            played, self.pending = self._replaced() + self.pending + played, None
         self.suspect = None
         self.ended, self.ended_path = _layout(state), np.array(self.path).reshape(-1, 2)
         played += self._score(record, end["frame"], end["t"])
         self.saved = copy.deepcopy((self.tracker, self.shots, state)) if self.replaceable else None
         return played, False
+
+    def _replaced(self) -> list[dict]:
+        """The events of the non-offender's having the balls replaced after the last shot
+        scored, a foul that may be called a miss, if the shot held in ``pending`` began with the
+        balls as they stood before that foul (every ball seen then where one stood before it,
+        the balls it moved among them; a ball hidden at the start may be anywhere): the foul is
+        called a foul and a miss, and the offender plays again from there (S3 R14). Dated at
+        that shot's start: a ``record`` (the decision fed to the referee) and a ``decision``
+        event with the referee's answer."""
+        if len(self.before) < 2 or self.ended is None or self.start is None:
+            return []
+        was = self.before[-2]
+        moved = ~_layout_matches(*was, self.ended)  # by the foul
+        # every ball seen at the start where one stood before the foul, those it moved back
+        if (not moved.any() or not _layout_matches(*self.start, was).all()
+                or not _layout_matches(was[0][moved], was[1][moved], self.start).all()):
+            return []
+        decision = {"type": "decision", "choice": "replace", "miss": True}
+        try:
+            result = self.referee.feed(decision)
+        except ValueError:  # the referee cannot call that foul a miss (a frame ended by it)
+            return []
+        shot = next(e for e in self.pending if e["type"] == "shot_start")
+        return [record_event(decision, shot["frame"], shot["t"]),
+                _answer(result, "decision", shot["frame"], shot["t"], choice="replace")]
 
     def _replayed(self, state: TableState) -> bool:
         """Whether the shot that ended at ``state`` played the last shot scored again: every
@@ -678,13 +706,18 @@ class _Follower:
         result = self.referee.feed(record)
         # after a foul that may be called a miss, the balls may be put back as they stood
         self.replaceable = bool(result.get("miss") or result.get("miss_suggested"))
-        out = [record_event(record, frame, t),
-               {**{k: v for k, v in result.items() if k not in ("type", "frame")},
-                "type": "score", "frame_number": result.get("frame"), "frame": frame, "t": t}]
+        out = [record_event(record, frame, t), _answer(result, "score", frame, t)]
         if result.get("frame_over"):
             out.append({"type": "frame_end", "frame": frame, "t": t,
                         "winner": result.get("winner"), "score": result.get("score")})
         return out
+
+
+def _answer(result: dict, kind: str, frame: int, t: float, **fields) -> dict:
+    """The event of kind ``kind`` at ``frame``, ``t`` that gives the referee's ``result``
+    (its frame number as ``frame_number``)."""
+    return {**{k: v for k, v in result.items() if k not in ("type", "frame")}, **fields,
+            "type": kind, "frame_number": result.get("frame"), "frame": frame, "t": t}
 
 
 def _ball_px(xy_mm: np.ndarray, camera, calibration: Calibration,

@@ -209,6 +209,38 @@ def test_six_red_miss_limit():
     assert out[-1]["options"] == ["play", "put_back"]
 
 
+def test_a_miss_called_late_by_having_the_balls_replaced():
+    """S3 R14: a failure to hit recorded without the call (``miss`` unknown) is called a foul
+    and a miss after all when the non-offender has the balls replaced (``replace`` with
+    ``miss``): the same points, the miss counted, the balls back as they stood and the
+    offender to play again; a second miss called so counts two, as the calls made with the
+    strokes would have. Once a shot has been played since, or after a stroke that hit the
+    ball on, there is nothing to call."""
+    late = {"type": "decision", "choice": "replace", "miss": True}
+    s = state_at("red", 15, in_hand=False)
+    s, r = one(s, shot(first_contact="black", potted=["red"]))
+    assert r["miss"] is False and r["options"] == ["play", "put_back"] and r["reds_left"] == 14
+    s, r = one(s, late)
+    assert r["miss"] is True and r["miss_count"] == 1 and r["score"] == [0, 7]
+    assert r["next_player"] == 0 and r["reds_left"] == 15 and r["options"] == []
+    s, r = one(s, shot(first_contact=None, full_ball_path=True))
+    assert r["score"] == [0, 11] and r["next_player"] == 1
+    s, r = one(s, late)
+    assert r["miss_count"] == 2 and r["warning"] and r["next_player"] == 0
+    _, called = play(state_at(), MISS, REPLACE, MISS, REPLACE)
+    _, late_out = play(state_at(), shot(first_contact=None, full_ball_path=True), late,
+                       shot(first_contact=None, full_ball_path=True), late)
+    assert [(o["score"], o["miss_count"], o["warning"], o["next_player"])
+            for o in late_out[1::2]] == [
+        (o["score"], o["miss_count"], o["warning"], o["next_player"]) for o in called[1::2]]
+    for before in ([], [shot(first_contact=None), {"type": "decision", "choice": "play"}],
+                   [shot(first_contact="red")]):
+        with pytest.raises(ValueError, match="no foul to call a miss"):
+            play(state_at(), *before, late)
+    with pytest.raises(ValueError, match="only of a replace"):
+        one(state_at(), {"type": "decision", "choice": "play", "miss": True})
+
+
 def test_miss_suggested():
     """S3 R14(c): a miss is suggested unless a player needs snookers."""
     _, r = one(state_at(score=(0, 0)), shot(first_contact=None))

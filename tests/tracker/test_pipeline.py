@@ -429,19 +429,21 @@ def _crowd(shape: tuple, n: int) -> list[np.ndarray]:
     return [crowd[k % 4] for k in range(n)]
 
 
-def _run_spliced(name: str, splice) -> tuple[dict, list, list[dict], Pipeline]:
-    """A sample clip's frames cut and spliced by ``splice`` (frames -> frames) through the
-    pipeline, as ``cueball track`` runs it: (the clip's truth, the results, every event, the
-    pipeline)."""
+def _run_spliced(name: str, splice, clip: Path | None = None
+                 ) -> tuple[dict, list, list[dict], Pipeline]:
+    """A sample clip's frames (or those of the clip at ``clip``, with its truth) cut and
+    spliced by ``splice`` (frames -> frames) through the pipeline, as ``cueball track`` runs
+    it: (the clip's truth, the results, every event, the pipeline)."""
     from tracker.track_command import make_detect
     from tracker.video import read_frames
 
-    clip = SAMPLES / f"{name}.mp4"
+    clip = clip or SAMPLES / f"{name}.mp4"
     meta, _ = read_truth(clip)
     cal = Calibration.from_camera(Camera.from_dict(meta["camera"]))
     spliced = splice(list(read_frames(clip)))
     frames = [Frame(k, k / meta["fps"], image) for k, image in enumerate(spliced)]
-    pipe = Pipeline(cal, make_detect(cal), players=tuple(meta["players"]), rebuild=make_detect)
+    pipe = Pipeline(cal, make_detect(cal), players=tuple(meta.get("players", ("A", "B"))),
+                    rebuild=make_detect)
     out = list(pipe.run(frames))
     return meta, out, [e for r in out for e in r.events] + pipe.finish(), pipe
 
@@ -596,32 +598,76 @@ def test_a_replay_brought_in_by_a_wipe_is_no_play(name, start):
         str(i) for i in out[n - 1].state.track_ids]
 
 
-@pytest.mark.slow
-def test_a_foul_played_again_after_a_miss_is_scored(tmp_path):
-    """wrong_ball_first's foul, a cut, then the balls as they stood before it and the shot
-    played again half a degree to the left: a shot of its own (its white's path and where the
-    balls stop are not the foul's), scored as a second foul, no replay."""
+@pytest.fixture(scope="module")
+def put_back_clip(tmp_path_factory):
+    """wrong_ball_first's foul (the blue hit first, a miss suggested) at 720p; the referee's
+    hand puts every ball it moved back (the table in view); the offender plays it again half
+    a degree to the left (a second foul: the blue first again); the non-offender plays on
+    from where that left the balls. (The clip's path, the frames the hand's work begins and
+    ends at.)"""
     from tracker.sim.clip import render_clip
     from tracker.sim.make import clip_spec
     from tracker.sim.model import Strike
     from tracker.sim.scenarios import SCENARIOS
     from tracker.sim.script import Script, layout
-    from tracker.video import read_frames
 
     s = Script(layout((889.0, 1200.0), [[889.0, 2150.0], [1300.0, 2900.0], [500.0, 3100.0]]),
                seed=0)
     s.wait(0.5)
+    before = s.balls.pos.copy()
+    s.shoot(Strike(90.0, 1800.0, top=0.2))
+    hand = s.now
+    s.put_back(before)
+    back = s.now
+    s.wait(1.0)
     s.shoot(Strike(90.5, 1800.0, top=0.2))
-    assert s.timeline.shots[-1]["first_contact"] == "blue"
-    render_clip(s.finish(), clip_spec(SCENARIOS["wrong_ball_first"]), tmp_path / "again.mp4")
-    again = list(read_frames(tmp_path / "again.mp4"))
-    meta, out, events, pipe = _run_spliced(
-        "wrong_ball_first", lambda images: images + _crowd(images[0].shape, 25) + again)
+    assert [r["first_contact"] for r in s.timeline.shots] == ["blue", "blue"]
+    s.wait(0.5)
+    s.shoot(Strike(60.0, 1500.0))
+    clip = tmp_path_factory.mktemp("put_back") / "put_back.mp4"
+    spec = clip_spec(SCENARIOS["wrong_ball_first"], resolution="720p")
+    render_clip(s.finish(), spec, clip)
+    return clip, round(hand * spec.fps), round(back * spec.fps)
+
+
+def _answers(events: list[dict]) -> list[tuple]:
+    """(type, player, score) of the referee's answers among ``events``."""
+    return [(e["type"], e["player"], e["score"]) for e in events
+            if e["type"] in ("score", "decision")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cut", [False, True])
+def test_balls_put_back_after_a_miss_are_the_offenders_to_play_again(put_back_clip, cut):
+    """``put_back_clip``, as it is or with a cut away from the table over the hand's work.
+    The offender's shot again starts with the balls the foul moved back where they stood: the
+    foul was called a foul and a miss and the balls replaced (S3 R14), a ``decision`` at that
+    shot's start, its record fed to the referee; the second foul is player 0's, [0, 10]
+    (before: [5, 5], the shot taken for player 1's). It is no replay of the foul (the white's
+    path and where the balls stop are not the foul's). After the second foul the table stays
+    as that left it: no decision, the other player's shot."""
+    clip, hand, back = put_back_clip
+
+    def splice(images):
+        return images[:hand] + _crowd(images[0].shape, back - hand) + images[back:] if cut \
+            else images
+
+    meta, out, events, pipe = _run_spliced("", splice, clip=clip)
     assert not [e for e in events if e["type"].startswith("replay")]
-    assert [e["type"] for e in events].count("shot_start") == 2
-    fouls = [e["foul"] for e in events if e["type"] == "score"]
+    starts = [e for e in events if e["type"] == "shot_start"]
+    assert len(starts) == 3
+    answers = _answers(events)
+    assert answers[:3] == [("score", 0, [0, 5]), ("decision", 1, [0, 5]),
+                           ("score", 0, [0, 10])]
+    assert [a[:2] for a in answers[3:]] == [("score", 1)]
+    fouls = [e["foul"] for e in events if e["type"] == "score"][:2]
     assert fouls == [{"points": 5, "reason": "wrong_ball_first"}] * 2
-    assert all(e["frame"] >= len(out) - len(again) for e in events[-2:])
+    decision = next(e for e in events if e["type"] == "decision")
+    assert (decision["frame"], decision["choice"], decision["miss"]) == (
+        starts[1]["frame"], "replace", True)
+    records = [e["record"] for e in events if e["type"] == "record"]
+    assert [r["type"] for r in records] == ["shot", "decision", "shot", "shot"]
+    assert records[1] == {"type": "decision", "choice": "replace", "miss": True}
 
 
 def test_a_colour_put_back_in_a_cut_is_no_replay():

@@ -69,9 +69,12 @@ class Shot:
 
 @dataclass(frozen=True)
 class Decision:
-    """The non-offender's choice after a foul (Section 3 Rules 10(h)-(i), 14)."""
+    """The non-offender's choice after a foul (Section 3 Rules 10(h)-(i), 14). With ``miss``
+    (``replace`` only) the referee called the foul, a failure to hit a ball on that was not
+    called a miss when it was recorded, a foul and a miss, and the balls were replaced."""
 
     choice: str
+    miss: bool = False
 
 
 @dataclass(frozen=True)
@@ -230,7 +233,15 @@ def parse_record(d: Mapping[str, Any]) -> Record:
         choice = d.get("choice")
         if choice not in DECISIONS:
             raise ValueError(f"choice must be one of {DECISIONS}, got {choice!r}")
-        return Decision(choice)
+        miss = d.get("miss", False)
+        if not isinstance(miss, bool):
+            raise ValueError(f"miss must be true or false, got {miss!r}")
+        if miss and choice != "replace":
+            raise ValueError("miss is said only of a replace decision")
+        unknown = set(d) - {"type", "choice", "miss"}
+        if unknown:
+            raise ValueError(f"unknown decision field(s): {', '.join(sorted(unknown))}")
+        return Decision(choice, miss)
     if kind == "concede":
         return Concede(_player(d.get("player"), "player"))
     if kind == "respot_toss":

@@ -134,6 +134,10 @@ class MatchState:
     breaks: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
     over: bool = False
     winner: int | None = None
+    # the match before the last stroke and that stroke, when it was a failure to hit a ball on
+    # not called a miss: the referee may still call it one (a ``replace`` decision with
+    # ``miss``)
+    unmissed: tuple[MatchState, Shot] | None = None
 
 
 @dataclass(frozen=True)
@@ -820,10 +824,16 @@ def apply(state: MatchState | None, record: Record | Mapping[str, Any]
         res = {"type": "frame_start", "player": None}
     elif isinstance(record, Shot):
         m, res = _apply_shot(state, record)
+        if res.get("miss") is False and "miss_suggested" in res:
+            m = replace(m, unmissed=(replace(state, unmissed=None), record))
     elif isinstance(record, Decision):
+        if record.miss:
+            state = _call_miss(state)
         m = replace(state, frame=_decide(state.frame, record.choice))
         res = {"type": "decision", "player": 1 - state.frame.offender
                if state.frame.offender is not None else None}
+        if record.miss:
+            res["miss"] = True
     elif isinstance(record, Concede):
         m = _concede(state, record.player)
         res = {"type": "concede", "player": record.player, "end_reason": "concession",
@@ -844,7 +854,23 @@ def apply(state: MatchState | None, record: Record | Mapping[str, Any]
         res = {"type": "claim", "player": record.player, "end_reason": "claim"}
     else:  # pragma: no cover - parse_record returns only the types above
         raise ValueError(f"unknown record {record!r}")
+    if m.unmissed is not None and m.unmissed[1] is not record:
+        m = replace(m, unmissed=None)
     return m, _result(m, res)
+
+
+def _call_miss(m: MatchState) -> MatchState:
+    """S3 R14: the last stroke, a failure to hit a ball on recorded without the call, called a
+    foul and a miss: the match as that stroke with the call would have left it (the same
+    points; the miss counted, the balls' position before it kept for replacing them)."""
+    if m.unmissed is None:
+        raise ValueError("no foul to call a miss: the last stroke was no failure to hit a ball "
+                         "on recorded without the call")
+    before, shot = m.unmissed
+    called, res = _apply_shot(before, replace(shot, miss=True))
+    if not res.get("miss") or called.frame.over:
+        raise ValueError("the last foul cannot be called a miss here")
+    return called
 
 
 def _concede(m: MatchState, player: int) -> MatchState:

@@ -208,6 +208,15 @@ class Script:
         self.event("white_placed", ball="white", **{"class": "white"},
                    position_mm=[float(xy[0]), float(xy[1])])
 
+    def put_back(self, positions: np.ndarray, seconds: float = 1.2) -> None:
+        """Section 3 Rule 14: after a foul and a miss the non-offender may have the balls
+        replaced: the referee's hand carries every ball on the table that is more than 2 mm from
+        where ``positions`` (N, 3), the balls' ``pos`` before the foul, had it back there, one
+        after another."""
+        for i in np.flatnonzero(self.balls.on_table()):
+            if float(np.hypot(*(self.balls.pos[i, :2] - positions[i, :2]))) > 2.0:
+                self._carry(int(i), self.balls.pos[i].copy(), positions[i, :2], seconds)
+
     def respot(self, cls: str, seconds: float = 1.4) -> tuple[float, float]:
         """Section 3 Rule 8: a potted colour goes back on its own spot, or the highest free spot,
         or as near its own spot as possible towards the top cushion. The referee's hand carries it
