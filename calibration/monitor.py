@@ -19,6 +19,10 @@ from calibration.calibrate import Calibration
 from calibration.errors import InputError
 
 _SIDES = ("baulk", "top", "left", "right")
+# a side whose edges match less than this is lost; every side lost at once, the picture shows
+# something else (another camera's view of the table: 0.00-0.13 on each side; a player over
+# the table hides one side's at most)
+_LOST = 0.2
 
 
 def _nose_geometry(cal: Calibration, spacing_mm: float = 40.0, trim_mm: float = 40.0):
@@ -77,6 +81,7 @@ class CalibrationMonitor:
         self._map_y = (self._pts[:, 1:] + off * self._nrm[:, 1:]).astype(np.float32)
         self._reference: np.ndarray | None = None
         self._strikes = 0
+        self.elsewhere = False
         self.last_shift_px = np.zeros(len(_SIDES))
 
     def _edges(self, frame: np.ndarray) -> np.ndarray:
@@ -139,12 +144,17 @@ class CalibrationMonitor:
         return shifts, share
 
     def check(self, frame: np.ndarray) -> bool | Calibration:
+        """True while the edges sit where they did; False while some moved or are lost, not
+        yet for ``patience`` checks (``elsewhere`` then says whether every side's edges are
+        lost at once: another picture, not a player over a cushion); a new ``Calibration``
+        once the table was found again."""
         if frame.ndim not in (2, 3):
             raise ValueError(f"expected a frame of shape (h, w[, 3]), got {frame.shape}")
         shifts, match = self.side_shifts(frame)
         self.last_shift_px = shifts
         moved = (np.abs(shifts) > self.drift_px) & (match > 0.3)
-        lost = match < 0.2
+        lost = match < _LOST
+        self.elsewhere = bool((np.nan_to_num(match) < _LOST).all())
         # two sides lost at once: a shift along them larger than the search (one player hides
         # at most one side's worth of edges)
         if not moved.any() and lost.sum() < 2:
@@ -153,6 +163,11 @@ class CalibrationMonitor:
         self._strikes += 1
         if self._strikes < self.patience:
             return False
+        return self.find_again(frame)
+
+    def find_again(self, frame: np.ndarray) -> bool | Calibration:
+        """The table found again from scratch in ``frame`` (the monitor then follows it), or
+        False where it is not found."""
         finder = self._recalibrate
         if finder is None:
             from calibration.find import calibrate_image

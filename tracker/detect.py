@@ -1087,6 +1087,21 @@ class BallDetector:
             return False
         return self._mostly_cloth(cv2.convertScaleAbs(pixels, alpha=1.0 / gain), len(r), smooth)
 
+    def cloth_share(self, frame: np.ndarray, step: int = 16) -> float:
+        """The share of the whole BGR ``frame`` (every ``step``-th pixel each way) that looks
+        like the cloth and is as smooth as it (a picture of the table from anywhere: another
+        camera's view); 0 before a cloth model is learnt."""
+        if self._table is None:
+            return 0.0
+        grid = frame[step // 2::step, step // 2::step]
+        beside = frame[step // 2::step, step // 2 + 2::step][:, :grid.shape[1]]
+        grid = grid[:, :beside.shape[1]]
+        pixels = self._uncast(grid.reshape(-1, 3)[None])[0]
+        smooth = cv2.absdiff(pixels, self._uncast(beside.reshape(-1, 3)[None])[0]).astype(
+            np.int16).sum(1) <= _SMOOTH
+        cloth = (scores(self._table, pixels[None])[0] < _FG_LEVEL) & smooth
+        return float(cloth.mean()) if len(cloth) else 0.0
+
     def covers(self, frame: np.ndarray, px: np.ndarray) -> bool:
         """Whether the cloth covers the pixels at ``px`` (N, 2) (x, y) of the BGR ``frame``:
         at least ``_IN_VIEW`` of them look like it under the cloth model (those outside the

@@ -149,6 +149,25 @@ class _Seen:
 
 
 @dataclass
+class _View:
+    """A view of the table a source has shown: its calibration, the monitor holding its
+    cushions' edges, and the detection made for it."""
+
+    calibration: Calibration
+    monitor: CalibrationMonitor | None
+    detect: Callable[[np.ndarray], object]
+
+
+def _same_view(a: Calibration, b: Calibration, px: float = 6.0) -> bool:
+    """Whether calibrations ``a`` and ``b`` put every pocket within ``px`` of each other in
+    the image: one camera's view found twice."""
+    pa, pb = a.pockets_px(), b.pockets_px()
+    return pa.keys() == pb.keys() and all(
+        float(np.hypot(*(np.asarray(pa[k], float) - np.asarray(pb[k], float)))) <= px
+        for k in pa)
+
+
+@dataclass
 class Pipeline:
     """Per-frame work from pixels to the score.
 
@@ -201,6 +220,10 @@ class Pipeline:
         self.monitor = CalibrationMonitor(self.calibration) if self.monitor_every > 0 else None
         self._use(self.calibration)
         self._blind_since: float | None = None  # the time of the first frame of a blind spell
+        # every view of the table the source has shown (a broadcast's cameras), each as its
+        # calibration, its monitor (holding that view's cushion edges) and its ``detect``
+        self._views: list[_View] = [_View(self.calibration, self.monitor, self.detect)]
+        self._looked_t: float | None = None  # when the table was last looked for in another
 
     # the stages after detection, kept together (``run`` may take them to a process of their
     # own)
@@ -226,23 +249,71 @@ class Pipeline:
         self._pockets_px = calibration.pockets_px()
 
     def _check_camera(self, frame: Frame, same_cloth: bool = False) -> list[dict]:
-        """The ``calibrated`` event when the camera was knocked and the table found again;
+        """The ``calibrated`` event when the camera was knocked (or the picture cut to another
+        camera) and the table found again, in a view seen before (``_view_again``) or afresh;
         with ``same_cloth`` only where the table found is covered by the cloth seen so far (a
         crowd's picture may pass for a table's)."""
         if self.monitor is None or (frame.index % self.monitor_every and not same_cloth):
             return []
+        held = copy.copy(self.monitor)  # this view's edges, should the camera have moved
         found = self.monitor.check(frame.image)
+        if found is False and (len(self._views) > 1 or self.monitor.elsewhere):
+            # the edges moved: to a view seen before? With none of them left in place the
+            # picture cut to another camera: the table found in it at once
+            again = self._view_again(frame)
+            if again or not self.monitor.elsewhere:
+                return again
+            found = self.monitor.find_again(frame.image)
         if not isinstance(found, Calibration):
             return []
         if same_cloth and not self._covered(found, frame):
-            self.monitor = CalibrationMonitor(self.calibration)  # that was no table
+            self.monitor = held  # that was no table
             return []
+        view = next((v for v in self._views if v.calibration is self.calibration), None)
+        if view is not None:
+            view.monitor = held
+        known = next((v for v in self._views if _same_view(v.calibration, found)), None)
+        if known is not None:
+            return self._switch(known, frame, found.reprojection_error_mm)
         self._use(found)
         if self.rebuild is not None:
             self.detect = self.rebuild(found)
+        self._views.append(_View(found, self.monitor, self.detect))
         return [{"type": "calibrated", "frame": frame.index, "t": frame.t,
                  "reprojection_error_mm": found.reprojection_error_mm,
                  "pockets_px": self._pockets_px, "reason": "camera moved"}]
+
+    def _view_again(self, frame: Frame) -> list[dict]:
+        """The ``calibrated`` event of a switch to a view of the table seen before (another
+        of a broadcast's cameras) that ``frame`` shows, its cushions' edges where that view
+        had them; [] when it shows none of them."""
+        for view in self._views:
+            if view.calibration is not self.calibration and view.monitor is not None \
+                    and view.monitor.in_place(frame.image):
+                return self._switch(view, frame, view.calibration.reprojection_error_mm)
+        return []
+
+    def _another_view(self, frame: Frame) -> bool:
+        """Whether ``frame``, which does not show the table as the calibration has it, may show
+        it from another camera: much of it looks like the cloth (``_ANOTHER_VIEW``), and the
+        table was last looked for in such a picture ``_ANOTHER_VIEW_S`` ago or more."""
+        detector = getattr(self.detect, "detector", None)
+        if detector is None or (self._looked_t is not None
+                                and frame.t - self._looked_t < _ANOTHER_VIEW_S):
+            return False
+        if detector.cloth_share(frame.image) < _ANOTHER_VIEW:
+            return False
+        self._looked_t = frame.t
+        return True
+
+    def _switch(self, view: _View, frame: Frame, error_mm: float) -> list[dict]:
+        """Take up ``view``, one seen before: its calibration, monitor and detection."""
+        self._use(view.calibration)
+        self.monitor, self.detect = view.monitor, view.detect
+        self._blind_since = None
+        return [{"type": "calibrated", "frame": frame.index, "t": frame.t,
+                 "reprojection_error_mm": error_mm, "pockets_px": self._pockets_px,
+                 "reason": "view seen before"}]
 
     def start_events(self, frame: int = 0, t: float = 0.0) -> list[dict]:
         """What the log says before the first frame: the calibration and the frame set-up."""
@@ -367,8 +438,9 @@ class Pipeline:
         if not self._in_view(frame, shrunk):
             if self._blind_since is None:
                 self._blind_since = frame.t
-            recalibrated = []
-            if frame.t - self._blind_since >= self.blind_check_s:
+            recalibrated = self._view_again(frame) if len(self._views) > 1 else []
+            if not recalibrated and (frame.t - self._blind_since >= self.blind_check_s
+                                     or self._another_view(frame)):
                 self._blind_since = frame.t  # the next try as long after this one
                 recalibrated = self._check_camera(frame, same_cloth=True)
             if not recalibrated:
@@ -736,6 +808,11 @@ def _ball_px(xy_mm: np.ndarray, camera, calibration: Calibration,
     return out
 
 
+# the least share of a picture that does not show the table as calibrated that looks like the
+# cloth for the table to be looked for in it at once (another camera's view: 0.38-0.78 of it;
+# a crowd, a dark picture: 0), and the least time between two such looks
+_ANOTHER_VIEW = 0.2
+_ANOTHER_VIEW_S = 1.0
 # a ball stands still under this speed; a ball of a replay stands where one of the same class
 # stood within this distance; a replay is taken to end after this long at most
 _STILL_MM_S = 20.0

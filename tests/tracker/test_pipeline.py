@@ -670,6 +670,50 @@ def test_balls_put_back_after_a_miss_are_the_offenders_to_play_again(put_back_cl
     assert records[1] == {"type": "decision", "choice": "replace", "miss": True}
 
 
+@pytest.fixture(scope="module")
+def two_cameras(tmp_path_factory):
+    """in_off filmed at once by a broadcast's main camera (high behind the top cushion) and its
+    camera over the table, 720p: the two clips' paths."""
+    from tracker.sim.make import make_clip
+
+    out = tmp_path_factory.mktemp("cameras")
+    for camera in ("broadcast", "overhead"):
+        make_clip("in_off", out / f"{camera}.mp4", camera=camera, resolution="720p")
+    return out / "broadcast.mp4", out / "overhead.mp4"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("first, cuts", [("broadcast", (45, 90, 130, 170)),
+                                         ("overhead", (65, 133))])
+def test_a_broadcast_cutting_between_its_cameras_is_followed(two_cameras, first, cuts):
+    """The pictures of in_off cut between the two cameras at frames ``cuts`` (the shot played
+    across them). The first cut to the other camera: its table found at once (the picture
+    shows the cloth, but none of the cushions' edges where they were), within a check of the
+    edges (10 frames); every later cut: that view taken up again, its calibration and
+    detection as they were, where the picture shows its cushions' edges. No frame blind, the
+    shot scored as in the clip (before: the clip's end taken for no table, the shot never
+    ended, no score)."""
+    from tracker.video import read_frames
+
+    clips = dict(zip(("broadcast", "overhead"), two_cameras))
+    other = list(read_frames(clips["overhead" if first == "broadcast" else "broadcast"]))
+
+    def splice(images):
+        out, at = [], 0
+        for k, end in enumerate((*cuts, len(images))):
+            out += (other if k % 2 else images)[at:end]
+            at = end
+        return out
+
+    meta, out, events, pipe = _run_spliced("", splice, clip=clips[first])
+    assert not any(r.blind for r in out)
+    assert pipe.referee.state.frame.score == tuple(meta["final_score"])
+    switched = [(e["frame"], e["reason"]) for e in events if e["type"] == "calibrated"]
+    assert [r for _, r in switched] == ["camera moved"] + ["view seen before"] * (len(cuts) - 1)
+    assert all(0 <= k - cut < 10 for (k, _), cut in zip(switched, cuts)), switched
+    assert len(pipe._views) == 2
+
+
 def test_a_colour_put_back_in_a_cut_is_no_replay():
     """break_building with the cut away from the table covering the pink's re-spotting (after
     it was potted off its spot): the table after the cut shows the pink where it stood before
