@@ -158,9 +158,10 @@ class _View:
     detect: Callable[[np.ndarray], object]
 
 
-def _same_view(a: Calibration, b: Calibration, px: float = 6.0) -> bool:
+def _same_view(a: Calibration, b: Calibration, px: float = 3.0) -> bool:
     """Whether calibrations ``a`` and ``b`` put every pocket within ``px`` of each other in
-    the image: one camera's view found twice."""
+    the image: one camera's view found twice (a camera knocked moves its edges 1.5 px or
+    more, ``CalibrationMonitor.drift_px``, and is a view of its own)."""
     pa, pb = a.pockets_px(), b.pockets_px()
     return pa.keys() == pb.keys() and all(
         float(np.hypot(*(np.asarray(pa[k], float) - np.asarray(pb[k], float)))) <= px
@@ -223,7 +224,8 @@ class Pipeline:
         # every view of the table the source has shown (a broadcast's cameras), each as its
         # calibration, its monitor (holding that view's cushion edges) and its ``detect``
         self._views: list[_View] = [_View(self.calibration, self.monitor, self.detect)]
-        self._looked_t: float | None = None  # when the table was last looked for in another
+        # when the table was last looked for in a picture that may show it from another camera
+        self._looked_t: float | None = None
 
     # the stages after detection, kept together (``run`` may take them to a process of their
     # own)
@@ -272,13 +274,15 @@ class Pipeline:
         view = next((v for v in self._views if v.calibration is self.calibration), None)
         if view is not None:
             view.monitor = held
-        known = next((v for v in self._views if _same_view(v.calibration, found)), None)
+        known = next((v for v in self._views if v is not view
+                      and _same_view(v.calibration, found)), None)
         if known is not None:
             return self._switch(known, frame, found.reprojection_error_mm)
         self._use(found)
         if self.rebuild is not None:
             self.detect = self.rebuild(found)
-        self._views.append(_View(found, self.monitor, self.detect))
+        # the camera knocked, or another camera's: the views before are kept (the newest few)
+        self._views = [*self._views[1 - _VIEWS:], _View(found, self.monitor, self.detect)]
         return [{"type": "calibrated", "frame": frame.index, "t": frame.t,
                  "reprojection_error_mm": found.reprojection_error_mm,
                  "pockets_px": self._pockets_px, "reason": "camera moved"}]
@@ -760,7 +764,8 @@ class _Follower:
         dated earlier can still come (``settled``, from the tracker and the shot logic), then
         let out."""
         if settled == np.inf and self.pending:
-            # the source ended in a shot after such a cut: nothing more will tell
+            # the source ended in the shot after a foul that may be called a miss: nothing more
+            # will tell whether it replayed it
             events, self.pending = self.pending + events, None
         for e in events:
             self.held.append((e["t"], self.order, e))
@@ -813,6 +818,8 @@ def _ball_px(xy_mm: np.ndarray, camera, calibration: Calibration,
 # a crowd, a dark picture: 0), and the least time between two such looks
 _ANOTHER_VIEW = 0.2
 _ANOTHER_VIEW_S = 1.0
+# the most views of the table kept (each a check of its edges on a frame taken for no table)
+_VIEWS = 4
 # a ball stands still under this speed; a ball of a replay stands where one of the same class
 # stood within this distance; a replay is taken to end after this long at most
 _STILL_MM_S = 20.0
