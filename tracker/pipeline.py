@@ -226,6 +226,10 @@ class Pipeline:
         self._views: list[_View] = [_View(self.calibration, self.monitor, self.detect)]
         # when the table was last looked for in a picture that may show it from another camera
         self._looked_t: float | None = None
+        # most of the table changed at once in the last frame (a cut to another camera?): its
+        # edges checked in the next frame, whatever its number
+        self._check_soon = False
+        self._thumb: np.ndarray | None = None  # the last work image looked at, sampled
 
     # the stages after detection, kept together (``run`` may take them to a process of their
     # own)
@@ -255,8 +259,10 @@ class Pipeline:
         camera) and the table found again, in a view seen before (``_view_again``) or afresh;
         with ``same_cloth`` only where the table found is covered by the cloth seen so far (a
         crowd's picture may pass for a table's)."""
-        if self.monitor is None or (frame.index % self.monitor_every and not same_cloth):
+        if self.monitor is None or (frame.index % self.monitor_every and not same_cloth
+                                    and not self._check_soon):
             return []
+        self._check_soon = False
         held = copy.copy(self.monitor)  # this view's edges, should the camera have moved
         found = self.monitor.check(frame.image)
         if found is False and (len(self._views) > 1 or self.monitor.elsewhere):
@@ -296,6 +302,21 @@ class Pipeline:
                     and view.monitor.in_place(frame.image):
                 return self._switch(view, frame, view.calibration.reprojection_error_mm)
         return []
+
+    def _cut_to(self, shrunk) -> None:
+        """Has the cushions' edges checked in the next frame (``_check_soon``) when the
+        picture was cut to another since the last frame looked at: its work image ``shrunk``
+        (as ``_shrink`` gave it), every 24th pixel each way brought to the last one's
+        brightness, differs from the last one's by ``_CUT_LEVEL`` or more on average (another
+        camera's view; a player walking in, the lamps' flicker change it a little at a
+        time)."""
+        if not isinstance(shrunk, tuple) or shrunk[1] is None:
+            return
+        thumb = shrunk[1][8::24, 8::24].astype(np.float32)
+        last, self._thumb = self._thumb, thumb
+        if last is not None and last.shape == thumb.shape:  # (not: another view taken up)
+            thumb = thumb * (float(last.mean()) / max(float(thumb.mean()), 1.0))
+            self._check_soon |= float(np.abs(thumb - last).mean()) >= _CUT_LEVEL
 
     def _another_view(self, frame: Frame) -> bool:
         """Whether ``frame``, which does not show the table as the calibration has it, may show
@@ -459,6 +480,7 @@ class Pipeline:
         else:
             _, find, classify = stages
             found = find(frame.image, shrunk)
+        self._cut_to(shrunk)
         return _Seen(recalibrated, found, classify, self.calibration, self._camera,
                      self._pockets_px)
 
@@ -818,6 +840,11 @@ def _ball_px(xy_mm: np.ndarray, camera, calibration: Calibration,
 # a crowd, a dark picture: 0), and the least time between two such looks
 _ANOTHER_VIEW = 0.2
 _ANOTHER_VIEW_S = 1.0
+# the mean difference of two work images' every 24th pixel each way (at one brightness) from
+# which one was cut to the other (``Pipeline._cut_to``): another camera's view 25-37 from the
+# last; the sample clips' frames 1.4-2.7 at the 99th percentile, 10.9 at most (an arm coming
+# in); a frame taken for a cut costs a check of the edges (1 ms)
+_CUT_LEVEL = 8.0
 # the most views of the table kept (each a check of its edges on a frame taken for no table)
 _VIEWS = 4
 # a ball stands still under this speed; a ball of a replay stands where one of the same class
