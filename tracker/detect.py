@@ -236,6 +236,12 @@ def scores(table: np.ndarray, bgr: np.ndarray) -> np.ndarray:
     return np.take(table, idx).reshape(shape)
 
 
+def _smooth(pixels: np.ndarray, beside: np.ndarray) -> np.ndarray:
+    """(K,) bool: which of ``pixels`` (K, 3) BGR are as smooth as the cloth, their B + G + R
+    within ``_SMOOTH`` of the pixels ``beside`` them (two work pixels to their right)."""
+    return cv2.absdiff(pixels, beside).astype(np.int16).sum(1) <= _SMOOTH
+
+
 def _readonly(a: np.ndarray) -> np.ndarray:
     """``a``, made read-only (a table shared by every call)."""
     a.setflags(write=False)
@@ -1064,9 +1070,8 @@ class BallDetector:
         prep = self._prepare(*self.geometry.image_size)
         r, c = self._sparse(prep)
         pixels = self._uncast(work[r, c][None])[0]
-        # the cloth is smooth: a place unlike the work pixel two to its right is none of it
-        beside = self._uncast(work[r, np.minimum(c + 2, work.shape[1] - 1)][None])[0]
-        smooth = cv2.absdiff(pixels, beside).astype(np.int16).sum(1) <= _SMOOTH
+        smooth = _smooth(pixels, self._uncast(
+            work[r, np.minimum(c + 2, work.shape[1] - 1)][None])[0])
         if not tinted and self._mostly_cloth(pixels, len(r), smooth):
             return True
         if self._seen is None:
@@ -1097,8 +1102,7 @@ class BallDetector:
         beside = frame[step // 2::step, step // 2 + 2::step][:, :grid.shape[1]]
         grid = grid[:, :beside.shape[1]]
         pixels = self._uncast(grid.reshape(-1, 3)[None])[0]
-        smooth = cv2.absdiff(pixels, self._uncast(beside.reshape(-1, 3)[None])[0]).astype(
-            np.int16).sum(1) <= _SMOOTH
+        smooth = _smooth(pixels, self._uncast(beside.reshape(-1, 3)[None])[0])
         cloth = (scores(self._table, pixels[None])[0] < _FG_LEVEL) & smooth
         return float(cloth.mean()) if len(cloth) else 0.0
 
