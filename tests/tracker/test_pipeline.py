@@ -719,6 +719,36 @@ def test_a_broadcast_cutting_between_its_cameras_is_followed(two_cameras, first,
     assert {str(i) for r in out for i in r.state.track_ids} == set(meta["ball_ids"])
 
 
+@pytest.mark.slow
+def test_a_replay_from_the_other_camera_is_no_play(two_cameras):
+    """in_off from the main camera, a cut to the crowd, its replay from the camera over the
+    table (from before the shot), a cut, the main camera's table at rest. The other camera's
+    table is found in the first or second picture after the cut, and the replay told there;
+    the main camera's view is taken up again after the second cut. Scored once, no ball but the
+    clip's (before: that view calibrated to 42 frames into the replay)."""
+    from tracker.video import read_frames
+
+    main, over = two_cameras
+    replay = list(read_frames(over))[40:]
+
+    def splice(images):
+        crowd = _crowd(images[0].shape, 25)
+        return images + crowd + replay + crowd + [images[-1]] * 60
+
+    meta, out, events, pipe = _run_spliced("", splice, clip=main)
+    n = len(out) - 110 - len(replay)  # the clip's own frames
+    assert pipe.referee.state.frame.score == tuple(meta["final_score"])
+    assert [e["type"] for e in events].count("shot_start") == 1
+    switched = [(e["frame"], e["reason"]) for e in events if e["type"] == "calibrated"]
+    back = n + 50 + len(replay)  # the first frame of the table at rest
+    assert [r for _, r in switched] == ["camera moved", "view seen before"]
+    assert 0 <= switched[0][0] - (n + 25) <= 1 and 0 <= switched[1][0] - back <= 1, switched
+    starts = [e["frame"] for e in events if e["type"] == "replay_start"]
+    ends = [e["frame"] for e in events if e["type"] == "replay_end"]
+    assert starts == [switched[0][0]] and len(ends) == 1 and ends[0] <= back + 1
+    assert {str(i) for r in out for i in r.state.track_ids} == set(meta["ball_ids"])
+
+
 def test_a_colour_put_back_in_a_cut_is_no_replay():
     """break_building with the cut away from the table covering the pink's re-spotting (after
     it was potted off its spot): the table after the cut shows the pink where it stood before
