@@ -563,7 +563,6 @@ class _Follower:
     # replay of it gave them is forgotten: a wipe into it may show balls of both pictures)
     saved: tuple | None = None
     ended: tuple | None = None
-    start: tuple | None = None  # the balls seen when this shot started
     ended_path: np.ndarray | None = None
     path: list = field(default_factory=list)
 
@@ -631,8 +630,6 @@ class _Follower:
         self.last = state
         if self.shots.in_shot and not in_shot and self.still is not None:
             self.before.append(_layout(self.still))
-            seen = self.still.state == "seen"
-            self.start = self.still.classes[seen], self.still.xy_mm[seen]
             self.path = [self.still.xy_mm[self.still.index("white")]] if (
                 "white" in self.still.track_ids) else []
             self._white_path(state)
@@ -713,13 +710,16 @@ class _Follower:
         called a foul and a miss, and the offender plays again from there (S3 R14). Dated at
         that shot's start: a ``record`` (the decision fed to the referee) and a ``decision``
         event with the referee's answer."""
-        if len(self.before) < 2 or self.ended is None or self.start is None:
+        if len(self.before) < 2 or self.ended is None:
             return []
         was = self.before[-2]
         moved = ~_layout_matches(*was, self.ended)  # by the foul
-        # every ball seen at the start where one stood before the foul, those it moved back
-        if (not moved.any() or not _layout_matches(*self.start, was).all()
-                or not _layout_matches(was[0][moved], was[1][moved], self.start).all()):
+        # every ball seen at the start (the table still, ``still``, as the shot began) where one
+        # stood before the foul, those it moved back
+        seen = self.still.state == "seen"
+        start = self.still.classes[seen], self.still.xy_mm[seen]
+        if (not moved.any() or not _layout_matches(*start, was).all()
+                or not _layout_matches(was[0][moved], was[1][moved], start).all()):
             return []
         decision = {"type": "decision", "choice": "replace", "miss": True}
         try:
