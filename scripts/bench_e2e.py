@@ -21,6 +21,7 @@ from one run to the next; the answers are the first run's).
     python scripts/bench_e2e.py --live in_off    # fed at camera speed: delay of each score
     python scripts/bench_e2e.py --threads in_off # each thread's CPU and wait for a core
     python scripts/bench_e2e.py --given in_off   # the speed the stages after detection allow
+    python scripts/bench_e2e.py --exposure 1.5   # every frame half as bright again
 
 Threads (Linux): one pipeline run, each thread of this process and of the worker process
 sampled from ``/proc/.../schedstat`` every 20 ms: its CPU time and its time spent runnable
@@ -37,6 +38,11 @@ with those answers handed out in place of the detection stages (``given fps``), 
 else as it is: decoding, the camera check, colour, tracking, shots and the referee in their
 worker process. ``given fps`` over decode-only fps is the share the pipeline could reach were
 detection to cost nothing; the real run's speed beside it.
+
+Exposure (``--exposure G``): every frame's pixels times G (saturating at 255) before the
+pipeline sees it, as ``scripts/bench_clips.py --exposure`` does: a camera set darker or
+brighter, or the lamps dimmed (the calibration found from the clip as it is; the speeds then
+include the scaling).
 
 Live mode: a thread plays the clip as a camera would, one frame every 1/fps seconds, and keeps
 only the newest (the pipeline drops what it has no time for, as with a real camera). For each
@@ -83,7 +89,8 @@ def decode_fps(path: Path) -> float:
     return best
 
 
-def run_clip(path: Path, overlay: bool, split: bool = True, repeat: int = 1) -> dict:
+def run_clip(path: Path, overlay: bool, split: bool = True, repeat: int = 1,
+             exposure: float = 1.0) -> dict:
     """One clip end to end: the answers of the first run, the median speeds of ``repeat``
     runs (each beside a decode-only run of its own)."""
     meta, _ = read_truth(path)
@@ -93,7 +100,7 @@ def run_clip(path: Path, overlay: bool, split: bool = True, repeat: int = 1) -> 
     runs = []
     for _ in range(repeat):
         decode = decode_fps(path)
-        runs.append(run_pipeline(path, meta, cal, overlay, split))
+        runs.append(run_pipeline(path, meta, cal, overlay, split, exposure))
         runs[-1]["decode_fps"] = decode
     out = dict(runs[0], cal_s=t_cal, cal_mm=cal.reprojection_error_mm)
     for key in ("fps", "decode_fps", "setup_s"):
@@ -101,12 +108,17 @@ def run_clip(path: Path, overlay: bool, split: bool = True, repeat: int = 1) -> 
     return out
 
 
-def run_pipeline(path: Path, meta: dict, cal, overlay: bool, split: bool) -> dict:
-    """The pipeline made for ``cal`` and run over the clip: its answers and speed."""
+def run_pipeline(path: Path, meta: dict, cal, overlay: bool, split: bool,
+                 exposure: float = 1.0) -> dict:
+    """The pipeline made for ``cal`` and run over the clip (every frame times ``exposure``):
+    its answers and speed."""
     t0 = time.perf_counter()
     pipe = clip_pipeline(cal, meta)
     t_setup = time.perf_counter() - t0
     frames, fps, _ = file_frames(path)
+    if exposure != 1.0:
+        frames = (Frame(f.index, f.t, cv2.convertScaleAbs(f.image, alpha=exposure))
+                  for f in frames)
     events, n, states = [], 0, []
     writer = None
     if overlay:
@@ -378,6 +390,8 @@ def main(argv=None) -> None:
     p.add_argument("--given", action="store_true",
                    help="also run with each frame's detections found beforehand: the speed "
                         "the stages after detection allow")
+    p.add_argument("--exposure", type=float, default=1.0, metavar="G",
+                   help="every frame's pixels times G before the pipeline sees them")
     p.add_argument("--repeat", type=int, default=1, metavar="N",
                    help="decode and run each clip N times in turns; give the median speeds")
     args = p.parse_args(argv)
@@ -404,7 +418,8 @@ def main(argv=None) -> None:
     right = 0
     for path in paths:
         try:
-            r = run_clip(path, args.overlay, split=not args.one_process, repeat=args.repeat)
+            r = run_clip(path, args.overlay, split=not args.one_process, repeat=args.repeat,
+                         exposure=args.exposure)
         except InputError as exc:
             print(f"{path.stem:<18} failed: {exc}", flush=True)
             continue

@@ -66,6 +66,7 @@ _EXPOSED = np.flatnonzero([c not in ("white", "yellow") for c in BALL_CLASSES])
 _WARM = np.flatnonzero([c in ("red", "pink", "brown") for c in BALL_CLASSES])
 _RED = BALL_CLASSES.index("red")
 _LIGHTEST = np.flatnonzero([c in ("white", "yellow") for c in BALL_CLASSES])
+_SINGLE = np.array([c != "red" for c in BALL_CLASSES])
 # Hue noise (degrees) of a colour of chroma 1: a* and b* are each good to ~3 units.
 _HUE_NOISE = 170.0
 # Shares of the cloth's colour in a blurred ball's body colour, and the classes that show it:
@@ -86,6 +87,20 @@ def features(lab: np.ndarray, cloth_lightness: float) -> np.ndarray:
 
 def _hue_diff(h: np.ndarray, h0: np.ndarray) -> np.ndarray:
     return (h - h0 + 180.0) % 360.0 - 180.0
+
+
+def _distance(f: np.ndarray, cls: np.ndarray, means: np.ndarray, sd: np.ndarray) -> np.ndarray:
+    """(N,) how many standard deviations balls ``f`` (N, 3) lie from the means (K, 3) of their
+    classes ``cls`` (N,) of spreads ``sd`` (K, 3), as :class:`_Likelihood` weighs them (the
+    hue's spread growing as the chroma falls; the lightest balls lighter than their means at
+    no distance)."""
+    k = np.maximum(cls, 0)
+    m, s = means[k], sd[k]
+    z_l = (f[:, 0] - m[:, 0]) / s[:, 0]
+    z_l = np.where(np.isin(k, _LIGHTEST), np.minimum(z_l, 0.0), z_l)
+    z_c = (f[:, 1] - m[:, 1]) / s[:, 1]
+    z_h = _hue_diff(f[:, 2], m[:, 2]) / np.hypot(s[:, 2], _HUE_NOISE / np.maximum(f[:, 1], 1))
+    return np.sqrt(z_l**2 + z_c**2 + z_h**2)
 
 
 class _Likelihood:
@@ -248,6 +263,11 @@ class ColourClassifier:
         ball is called may cost for the ball to teach that class's colour; one costing more
         was called it for want of a better (white fingers beside a hidden yellow, the white
         taken) and teaches nothing.
+    teach_reach: after the first frame, how many standard deviations (over the three
+        features) from its class's mean a white or colour may be and still teach it: a ball
+        half hidden by a sleeve or the cue shows their colour mixed with its own, frame after
+        frame, and would carry its class's one ball's mean away (the reds' mean is many
+        balls').
     spot_bonus: what a ball on a colour's spot being that colour is worth (negative
         log-likelihood, falling off over a ball radius): the colours start on their spots and
         come back to them when potted.
@@ -264,6 +284,7 @@ class ColourClassifier:
     max_drift: float = 2.0
     learn_reach: float = 3.0
     teach_margin: float = 4.0
+    teach_reach: float = 2.0
     spot_bonus: float = 4.0
     stay_bonus: float = 3.0
     memory_frames: int = 15
@@ -301,7 +322,11 @@ class ColourClassifier:
         means)`` when already known."""
         c = (self.cost(f, means) if cost is None else cost) - bonus
         own = c[np.arange(len(f)), np.maximum(cls, 0)]
-        return np.where((cls >= 0) & (own - c.min(1) <= self.teach_margin), cls, -1)
+        ok = (cls >= 0) & (own - c.min(1) <= self.teach_margin)
+        if self._frames > 0:
+            single = _SINGLE[np.maximum(cls, 0)]
+            ok &= ~single | (_distance(f, cls, means, self.stds) <= self.teach_reach)
+        return np.where(ok, cls, -1)
 
     def classify(self, detections: Detections, cloth: ClothModel) -> Detections:
         """Detections with ``lab`` -> the same with ``cls`` and ``confidence`` set; candidates
@@ -491,8 +516,9 @@ class ColourClassifier:
         return out
 
     def _reestimate(self, f: np.ndarray, cls: np.ndarray, start: np.ndarray) -> np.ndarray:
-        """Class means pulled to their assigned features; the carried-over mean counts
-        ``prior_weight`` balls (reds move more than single colours)."""
+        """Class means pulled to their assigned features (after the first frame, a class of
+        many balls to their median); the carried-over mean counts ``prior_weight`` balls
+        (reds move more than single colours)."""
         out = start.copy()
         w = self.prior_weight
         ball = np.flatnonzero(cls >= 0)
@@ -505,10 +531,16 @@ class ColourClassifier:
             sel = f[at[one]]
             out[one, :2] = (w * start[one, :2] + sel[:, :2]) / (w + 1)
             out[one, 2] = start[one, 2] + _hue_diff(sel[:, 2], start[one, 2]) / (w + 1)
+        # after the first frame, a class of many balls (the reds) by their median, as
+        # :meth:`_expose` measures the frame's exposure and white balance on them: were it
+        # their mean, a frame's reds of uneven lightness would read as a change of exposure on
+        # every frame, and carry the other classes away with it frame by frame
+        middle = median_rows if self._frames > 0 else (lambda x: x.mean(0))
         for k in np.flatnonzero(counts > 1):
             sel = f[cls == k]
-            out[k, :2] = (w * start[k, :2] + sel[:, :2].sum(0)) / (w + len(sel))
-            out[k, 2] = start[k, 2] + _hue_diff(sel[:, 2], start[k, 2]).sum() / (w + len(sel))
+            n = len(sel)
+            out[k, :2] = (w * start[k, :2] + n * middle(sel[:, :2])) / (w + n)
+            out[k, 2] = start[k, 2] + n * middle(_hue_diff(sel[:, 2], start[k, 2])) / (w + n)
         # a frame's balls move a class at most 1.5 standard deviations from where it started
         lim = 1.5 * self.stds
         out = np.minimum(np.maximum(out, start - lim), start + lim)

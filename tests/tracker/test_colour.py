@@ -335,3 +335,38 @@ def test_the_white_and_yellow_far_lighter_than_a_dark_cloth_are_themselves():
     d = Detections(np.zeros((n, 2)), np.full(n, 10.0), np.full(n, -1), sure, lab=lab)
     out = ColourClassifier().classify(d, cloth)
     assert [BALL_CLASSES[c] for c in out.cls] == [b[0] for b in balls]
+
+
+# Body colours (features) of the broadcast sample clip's balls at its first frame under an
+# exposure of 1.5, and the brown's half hidden behind the player's sleeve (frames 15-78).
+BRIGHT = {"white": (1.17, 2.2, 113.7), "yellow": (1.24, 88.0, 101.9),
+          "green": (0.82, 63.0, 149.1), "brown": (0.54, 46.3, 58.1),
+          "blue": (0.44, 51.6, 286.3), "pink": (0.67, 33.7, 11.4), "black": (0.05, 2.2, 111.0)}
+BRIGHT_REDS = [(0.65, 84.3, 34.5), (0.58, 77.1, 35.3), (0.43, 61.8, 34.8), (0.36, 53.9, 36.2),
+               (0.29, 45.4, 35.6)]
+BROWN_BEHIND_SLEEVE = (0.88, 14.0, 68.7)
+
+
+@pytest.mark.parametrize("hidden_frames", [20, 64, 300])
+def test_a_brown_half_hidden_for_seconds_does_not_teach_the_brown_its_mixed_colour(
+        hidden_frames):
+    """The brown, half behind a sleeve for ``hidden_frames`` frames, shows the sleeve's grey
+    mixed with its own colour: it is still called the brown (the one ball of its kind, on its
+    spot), but the brown's colour stays within a spread of what the first frame taught (before:
+    carried two spreads of chroma towards the grey, so that in the clip the sleeve's end was
+    taken for the brown when the brown showed whole again, and the brown for a red)."""
+    cloth, cloth_l = _cloth()
+    colours = list(BRIGHT)
+    places = [SNOOKER.spots_mm.get(c, (600.0, 900.0)) for c in colours]
+    reds = _off_spots(len(BRIGHT_REDS), 1)
+    feats = [*BRIGHT.values(), *BRIGHT_REDS]
+    clf = ColourClassifier()
+    out = clf.classify(_frame(feats, [*places, *reds], cloth_l), cloth)
+    assert _names(out) == colours + ["red"] * len(BRIGHT_REDS)
+    brown = BALL_CLASSES.index("brown")
+    taught = clf.means[brown].copy()
+    hidden = [BROWN_BEHIND_SLEEVE if c == "brown" else f for c, f in zip(colours, feats)]
+    for _ in range(hidden_frames):
+        out = clf.classify(_frame([*hidden, *BRIGHT_REDS], [*places, *reds], cloth_l), cloth)
+        assert _names(out)[colours.index("brown")] == "brown"
+    assert (np.abs(clf.means[brown] - taught) <= clf.stds[brown]).all(), clf.means[brown]
