@@ -616,18 +616,6 @@ class _Follower:
                 if replayed:  # the table as the foul left it, as every stage had it then
                     self.tracker, self.shots, saved = copy.deepcopy(self.saved)
                     state = replace(saved, frame=index, t=t, events=())
-        if self.shots.in_shot and not in_shot and self.replaceable:
-            self.pending = []
-            if self.suspect is None:  # no cut since the foul: the replay began with the shot
-                start = next(e for e in played if e["type"] == "shot_start")
-                self.suspect = (start["frame"], start["t"])
-        if self.pending is not None:
-            self.pending += played
-        else:
-            events += played
-        settled = min(t, self.tracker.settled_t(t), self.shots.settled_t(t))
-        events = self.in_order(events, settled)
-        self.last = state
         if self.shots.in_shot and not in_shot and self.still is not None:
             self.before.append(_layout(self.still))
             self.path = [self.still.xy_mm[self.still.index("white")]] if (
@@ -637,6 +625,21 @@ class _Follower:
             on = state.on_table()
             if np.all(np.hypot(*state.velocity_mm_s[on].T) < _STILL_MM_S):
                 self.still = state
+        if self.shots.in_shot and not in_shot and self.replaceable:
+            self.pending = []
+            if self.suspect is None:  # no cut since the foul: the replay began with the shot
+                start = next(e for e in played if e["type"] == "shot_start")
+                self.suspect = (start["frame"], start["t"])
+        if self.pending is not None:
+            self.pending += played
+            if self._went_elsewhere():  # no replay of the foul: the shot's events are due
+                events += self._replaced() + self.pending
+                self.pending = None
+        else:
+            events += played
+        settled = min(t, self.tracker.settled_t(t), self.shots.settled_t(t))
+        events = self.in_order(events, settled)
+        self.last = state
         return state, events, _ball_px(state.xy_mm, camera, calibration, self.table), False
 
     def _replaying(self, det, index: int, t: float, events: list[dict]) -> bool:
@@ -746,11 +749,16 @@ class _Follower:
                 or not (_layout_matches(*now, self.ended).all()
                         and _layout_matches(*self.ended, now).all())):
             return False
-        a, d = q[:-1], np.diff(q, axis=0)  # the segments of the last shot's path
-        u = np.clip(np.einsum("pki,ki->pk", p[:, None] - a[None], d)
-                    / np.maximum(np.einsum("ki,ki->k", d, d), 1e-9), 0.0, 1.0)
-        gap = np.hypot(*(p[:, None] - a[None] - u[..., None] * d[None]).transpose(2, 0, 1))
-        return bool(gap.min(1).max() < _REPLAY_MM)
+        return bool(_path_gaps(p, q).max() < _REPLAY_MM)
+
+    def _went_elsewhere(self) -> bool:
+        """Whether the white, in the shot held after a foul that may be called a miss, has
+        been seen off that foul's path (``_REPLAY_MM`` or more from it): the shot is then no
+        replay of it (``_replayed``), and need not be held till it ends."""
+        q = self.ended_path
+        if q is None or len(q) < 2 or not self.path:
+            return False
+        return bool(_path_gaps(np.array(self.path).reshape(-1, 2), q).max() >= _REPLAY_MM)
 
     def _shows_before(self, cls: np.ndarray, xy: np.ndarray, now: tuple) -> bool:
         """Whether the balls of classes ``cls`` at table mm ``xy`` show the table as it stood
@@ -810,6 +818,16 @@ class _Follower:
             out.append({"type": "frame_end", "frame": frame, "t": t,
                         "winner": result.get("winner"), "score": result.get("score")})
         return out
+
+
+def _path_gaps(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """(P,) how far (mm) each of the points ``p`` (P, 2) lies from the path through the
+    points ``q`` (Q >= 2, 2)."""
+    a, d = q[:-1], np.diff(q, axis=0)  # the path's segments
+    u = np.clip(np.einsum("pki,ki->pk", p[:, None] - a[None], d)
+                / np.maximum(np.einsum("ki,ki->k", d, d), 1e-9), 0.0, 1.0)
+    gap = np.hypot(*(p[:, None] - a[None] - u[..., None] * d[None]).transpose(2, 0, 1))
+    return gap.min(1)
 
 
 def _answer(result: dict, kind: str, frame: int, t: float, **fields) -> dict:

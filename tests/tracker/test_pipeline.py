@@ -704,6 +704,23 @@ def test_balls_put_back_after_a_miss_are_the_offenders_to_play_again(put_back_cl
     assert records[1] == {"type": "decision", "choice": "replace", "miss": True}
 
 
+@pytest.mark.slow
+def test_the_shot_after_a_foul_that_may_be_a_miss_is_told_as_it_is_played(put_back_clip):
+    """``put_back_clip``: the shots after each foul that may be called a miss may be its replay,
+    told only when they end; but once the white is seen off the foul's path they are not, and
+    what they tell (the shot's start, its contacts, the decision that the balls were put
+    back) is given out as it happens, within a second (a contact is dated from the paths
+    either side of it), as any shot's is (before: held till the shot ended, 6 s)."""
+    clip, _, _ = put_back_clip
+    meta, out, events, pipe = _run_spliced("", lambda images: images, clip=clip)
+    told = [(r.frame.index, e) for r in out for e in r.events
+            if e["type"] in ("shot_start", "contact", "decision")]
+    assert [e["type"] for _, e in told].count("shot_start") == 3
+    assert [e["type"] for _, e in told].count("decision") == 1
+    lag = [given - e["frame"] for given, e in told]
+    assert max(lag) <= meta["fps"], list(zip(lag, [e["type"] for _, e in told]))
+
+
 @pytest.fixture(scope="module")
 def two_cameras(tmp_path_factory):
     """in_off filmed at once by a broadcast's main camera (high behind the top cushion) and its
