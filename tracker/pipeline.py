@@ -758,7 +758,10 @@ class _Follower:
         q = self.ended_path
         if q is None or len(q) < 2 or not self.path:
             return False
-        return bool(_path_gaps(np.array(self.path).reshape(-1, 2), q).max() >= _REPLAY_MM)
+        # asked every frame: the white's places since the last frame are the path's last two
+        # at most (the shot's first frame adds where it stood and where it is)
+        new = np.array(self.path[-2:]).reshape(-1, 2)
+        return bool(_path_gaps(new, q).max() >= _REPLAY_MM)
 
     def _shows_before(self, cls: np.ndarray, xy: np.ndarray, now: tuple) -> bool:
         """Whether the balls of classes ``cls`` at table mm ``xy`` show the table as it stood
