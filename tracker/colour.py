@@ -89,20 +89,6 @@ def _hue_diff(h: np.ndarray, h0: np.ndarray) -> np.ndarray:
     return (h - h0 + 180.0) % 360.0 - 180.0
 
 
-def _distance(f: np.ndarray, cls: np.ndarray, means: np.ndarray, sd: np.ndarray) -> np.ndarray:
-    """(N,) how many standard deviations balls ``f`` (N, 3) lie from the means (K, 3) of their
-    classes ``cls`` (N,) of spreads ``sd`` (K, 3), as :class:`_Likelihood` weighs them (the
-    hue's spread growing as the chroma falls; the lightest balls lighter than their means at
-    no distance)."""
-    k = np.maximum(cls, 0)
-    m, s = means[k], sd[k]
-    z_l = (f[:, 0] - m[:, 0]) / s[:, 0]
-    z_l = np.where(np.isin(k, _LIGHTEST), np.minimum(z_l, 0.0), z_l)
-    z_c = (f[:, 1] - m[:, 1]) / s[:, 1]
-    z_h = _hue_diff(f[:, 2], m[:, 2]) / np.hypot(s[:, 2], _HUE_NOISE / np.maximum(f[:, 1], 1))
-    return np.sqrt(z_l**2 + z_c**2 + z_h**2)
-
-
 class _Likelihood:
     """(N, K) negative log-likelihoods (up to a constant) of balls ``feats`` (N, 3) under
     classes of spreads ``sd`` (K, 3), for any class means (K, 3). The hue of a weakly coloured
@@ -117,7 +103,9 @@ class _Likelihood:
                             + (_HUE_NOISE / np.maximum(feats[:, None, 1], 1)) ** 2)
         self.norm_lc, self.norm_h = np.log(self.sd_l * self.sd_c), np.log(self.sd_h)
 
-    def __call__(self, m: np.ndarray) -> np.ndarray:
+    def z2(self, m: np.ndarray) -> np.ndarray:
+        """(N, K) squared distance of each ball from each class mean ``m`` (K, 3), in
+        standard deviations over the three features."""
         z_l = (self.l - m[:, 0]) / self.sd_l
         if m.shape[0] == len(BALL_CLASSES):
             # the white and the yellow are the lightest balls: lighter than their means they
@@ -125,7 +113,10 @@ class _Likelihood:
             z_l[:, _LIGHTEST] = np.minimum(z_l[:, _LIGHTEST], 0.0)
         z_c = (self.c - m[:, 1]) / self.sd_c
         z_h = _hue_diff(self.h, m[:, 2]) / self.sd_h
-        return 0.5 * (z_l**2 + z_c**2 + z_h**2) + self.norm_lc + self.norm_h
+        return z_l**2 + z_c**2 + z_h**2
+
+    def __call__(self, m: np.ndarray) -> np.ndarray:
+        return 0.5 * self.z2(m) + self.norm_lc + self.norm_h
 
 
 def cloth_lab(cloth: ClothModel) -> np.ndarray:
@@ -324,8 +315,9 @@ class ColourClassifier:
         own = c[np.arange(len(f)), np.maximum(cls, 0)]
         ok = (cls >= 0) & (own - c.min(1) <= self.teach_margin)
         if self._frames > 0:
-            single = _SINGLE[np.maximum(cls, 0)]
-            ok &= ~single | (_distance(f, cls, means, self.stds) <= self.teach_reach)
+            k = np.maximum(cls, 0)
+            far = _Likelihood(f, self.stds).z2(means)[np.arange(len(f)), k] > self.teach_reach**2
+            ok &= ~(_SINGLE[k] & far)
         return np.where(ok, cls, -1)
 
     def classify(self, detections: Detections, cloth: ClothModel) -> Detections:
