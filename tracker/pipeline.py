@@ -201,6 +201,7 @@ class Pipeline:
     detect: Callable[[np.ndarray], object]
     players: tuple[str, str] = ("Player 1", "Player 2")
     reds: int = 15
+    best_of: int = 1
     tracker_config: TrackerConfig = field(default_factory=TrackerConfig)
     shot_config: ShotConfig = field(default_factory=ShotConfig)
     table: SnookerTableSpec = SNOOKER
@@ -217,6 +218,8 @@ class Pipeline:
                                    ShotTracker(self.shot_config), Referee(), self.table)
         self.frame_start = {"type": "frame_start", "players": list(self.players), "breaker": 0,
                             "reds": self.reds}
+        if self.best_of > 1:
+            self.frame_start["best_of"] = self.best_of
         self.referee.feed(self.frame_start)
         self.monitor = CalibrationMonitor(self.calibration) if self.monitor_every > 0 else None
         self._use(self.calibration)
@@ -565,6 +568,9 @@ class _Follower:
     ended: tuple | None = None
     ended_path: np.ndarray | None = None
     path: list = field(default_factory=list)
+    # the frame over and the match not: since when the table has shown the balls set up for
+    # the next frame
+    racked_since: float | None = None
 
     def follow(self, index: int, t: float, seen_events: list[dict], det, view: tuple | None,
                blind: bool = False) -> tuple[TableState, list[dict], np.ndarray, bool]:
@@ -597,8 +603,19 @@ class _Follower:
                     _ball_px(state.xy_mm, camera, calibration, self.table), replay)
         if blind:
             det = _NOTHING
+        between = self.referee.state is not None and self.referee.state.frame.over
+        if between and self._set_up(det, t):
+            events += self._next_frame(index, t)
+            between = False
         state = self.tracker.update(index, t, np.asarray(det.xy_mm, float),
                                     np.asarray(det.cls, int), np.asarray(det.confidence, float))
+        if between:
+            # no play between frames (the balls taken from the pockets and set up by hand, or
+            # knocked about once the match is over): the balls are followed, nothing is scored
+            settled = min(t, self.tracker.settled_t(t), self.shots.settled_t(t))
+            self.last = state
+            return (state, self.in_order(events, settled),
+                    _ball_px(state.xy_mm, camera, calibration, self.table), False)
         played = []  # what tracking and the shots tell of the frame
         for e in state.events:
             e = dict(e)
@@ -641,6 +658,46 @@ class _Follower:
         events = self.in_order(events, settled)
         self.last = state
         return state, events, _ball_px(state.xy_mm, camera, calibration, self.table), False
+
+    def _set_up(self, det, t: float) -> bool:
+        """Between frames, with the match not over: whether the balls ``det`` found have shown
+        the table set up for the next frame for ``_SET_UP_S``: every colour on its spot and the
+        reds in their triangle (all but one of its places taken; the white anywhere, in hand)."""
+        match = self.referee.state
+        if match.over:
+            return False
+        cls, xy = np.asarray(det.cls, int), np.asarray(det.xy_mm, float)
+        rack = replace(self.table, reds=match.frame.reds_at_start).red_rack_mm
+        spots = self.table.spots_mm
+        places = np.concatenate([rack, [spots[c] for c in BALL_CLASSES[_FIRST_COLOUR:]]])
+        want = np.r_[np.full(len(rack), _RED), np.arange(_FIRST_COLOUR, len(BALL_CLASSES))]
+        gap = np.hypot(*(places[:, None] - xy[None]).transpose(2, 0, 1)).reshape(len(places), -1)
+        taken = ((gap < _SET_UP_MM) & (want[:, None] == cls[None])).any(axis=1)
+        if not (taken[len(rack):].all() and np.count_nonzero(taken[:len(rack)]) >= len(rack) - 1):
+            self.racked_since = None
+            return False
+        if self.racked_since is None:
+            self.racked_since = t
+        return t - self.racked_since >= _SET_UP_S
+
+    def _next_frame(self, index: int, t: float) -> list[dict]:
+        """The next frame of the match, the table set up for it: the referee starts it (the
+        breaker in turn), and the tracking and the shot logic start afresh (the reds numbered
+        again), the shots numbered on."""
+        record = {"type": "frame_start"}
+        result = self.referee.feed(record)
+        frame = self.referee.state.frame
+        shots = ShotTracker(self.shots.config)
+        shots.resume_after(self.shots.shots_played)
+        self.tracker = BallTracker(replace(self.tracker.config, reds=frame.reds_at_start))
+        self.shots = shots
+        self.before.clear()
+        self.still = self.suspect = self.pending = self.saved = None
+        self.ended = self.ended_path = self.racked_since = None
+        self.replaceable, self.path = False, []
+        return [record_event(record, index, t),
+                _answer(result, "frame_start", index, t, breaker=frame.striker,
+                        reds=frame.reds_at_start)]
 
     def _replaying(self, det, index: int, t: float, events: list[dict]) -> bool:
         """Whether the picture, after frames that did not show the table (a broadcast's cut) or
@@ -874,8 +931,12 @@ _STILL_MM_S = 20.0
 _REPLAY_MM = 20.0
 _REPLAY_MAX_S = 20.0
 _REPLAY_BACK_S = 1.0
+# the table set up for a new frame: each ball within this of its place (mm), for this long (s)
+_SET_UP_MM = 30.0
+_SET_UP_S = 1.0
 _FIRST_COLOUR = BALL_CLASSES.index("yellow")
 _WHITE = BALL_CLASSES.index("white")
+_RED = BALL_CLASSES.index("red")
 
 
 def _layout(state: TableState) -> tuple[np.ndarray, np.ndarray]:

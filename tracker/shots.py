@@ -333,6 +333,11 @@ class ShotTracker:
         """Whether a shot has started and not yet ended."""
         return self._shot is not None
 
+    @property
+    def shots_played(self) -> int:
+        """The number of the last shot started."""
+        return self._shots
+
     def resume_after(self, shot_number: int) -> None:
         """Number the next shot ``shot_number + 1`` (a match continued from its log)."""
         if self._shot is not None:

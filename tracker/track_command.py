@@ -30,6 +30,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    default=("Player 1", "Player 2"), help="the two players, the breaker first")
     p.add_argument("--reds", type=int, choices=(15, 10, 6), default=15,
                    help="reds at the start of the frame (default 15)")
+    p.add_argument("--best-of", type=int, default=1, metavar="N",
+                   help="frames in the match (default 1); after each frame the next starts "
+                        "when the table is set up for it")
     p.add_argument("--resume", action="store_true",
                    help="continue the match in the --events log after the last frame it holds")
     p.add_argument("--page", metavar="PORT", type=int, nargs="?", const=8765, default=None,
@@ -151,8 +154,10 @@ def run(args: argparse.Namespace) -> int:
     cal = _calibrate(args, source)
     with said_if_slow(READYING, quiet=args.quiet):
         ready_kernels()
+    if args.best_of < 1:
+        raise InputError(f"--best-of must be 1 or more frames, got {args.best_of}")
     pipe = Pipeline(cal, make_detect(cal), players=tuple(args.players), reds=args.reds,
-                    rebuild=make_detect)
+                    best_of=args.best_of, rebuild=make_detect)
     skip_to = -1
     if args.resume and events_path.exists():
         kept = _cut_to_last_shot(events_path, read_events(events_path))

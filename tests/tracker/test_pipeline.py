@@ -842,3 +842,78 @@ def test_only_what_play_cannot_have_put_back_in_a_cut_tells_a_replay(white_at, r
     assert follower._replaying(SimpleNamespace(cls=np.array(k[1:2]), xy_mm=np.array([red])),
                                400, 13.0, events) is False
     assert [e["type"] for e in events] == (["replay_start", "replay_end"] if replay else [])
+
+
+def _two_frames(best_of: int, set_up=lambda cls, xy: np.ones(len(cls), bool)):
+    """black_ending's last black (a 147 ending the frame, its prelude fed to the referee), the
+    table left so for a second, then break_off's table set up and broken (``set_up``: which of
+    its balls the detector finds): the events, the last state and the first frame set up."""
+    m1, b1 = read_truth(SAMPLES / "black_ending.mp4")
+    m2, b2 = read_truth(SAMPLES / "break_off.mp4")
+    rng = np.random.default_rng(0)
+    seq = ([(b1, k) for k in range(len(b1.t))] + [(b1, len(b1.t) - 1)] * 30
+           + [(b2, k) for k in range(len(b2.t))])
+    feed = iter(seq)
+
+    def detect(_image):
+        balls, k = next(feed)
+        seen = (balls.visible[k] >= 0.5) & np.isin(balls.state[k], ["rest", "moving", "airborne"])
+        cls = np.array([BALL_CLASSES.index(c) for c in np.array(balls.classes)[seen]], int)
+        xy = balls.pos_mm[k, seen, :2] + rng.normal(0, 0.5, (len(cls), 2))
+        if balls is b2:
+            keep = set_up(cls, xy)
+            cls, xy = cls[keep], xy[keep]
+        return SimpleNamespace(xy_mm=xy, cls=cls, confidence=np.full(len(cls), 0.9),
+                               xy_px=np.zeros((len(cls), 2)))
+
+    pipe = Pipeline(Calibration.from_camera(Camera.from_dict(m1["camera"])), detect,
+                    players=tuple(m1["players"]), monitor_every=0, best_of=best_of)
+    for rec in m1["prelude"]:
+        pipe.referee.feed(rec)
+    blank = np.zeros((2, 2, 3), np.uint8)
+    events, out = [], None
+    for k in range(len(seq)):
+        out = pipe.process(Frame(k, k / 30, blank))
+        events += out.events
+    return events + pipe.finish(), out.state, len(b1.t) + 30
+
+
+def test_the_next_frame_of_a_match_starts_when_the_table_is_set_up_for_it():
+    """A match of three frames in one video: the first ends (a 147), the balls are set up
+    again, and once they have stood so for a second the second frame starts (the other player
+    breaking, the reds numbered again) and its break-off is scored in it."""
+    events, state, rack_at = _two_frames(best_of=3)
+    starts = [e for e in events if e["type"] == "frame_start"]
+    assert len(starts) == 1
+    start = starts[0]
+    assert 1.0 <= start["t"] - rack_at / 30 < 1.1
+    assert start["frame_number"] == 2 and start["breaker"] == 1 and start["frames"] == [1, 0]
+    assert {"type": "frame_start"} in [e["record"] for e in events if e["type"] == "record"]
+    scores = [e for e in events if e["type"] == "score"]
+    assert [s["score"] for s in scores] == [[147, 0], [0, 0]]
+    assert scores[1]["player"] == 1 and scores[1]["frame_number"] == 2
+    assert scores[1]["t"] > start["t"]
+    reds = sorted(i for i in state.track_ids.tolist() if i.startswith("red"))
+    assert reds == [f"red_{n:02d}" for n in range(1, 16)]
+
+
+def test_no_frame_starts_till_every_colour_is_on_its_spot():
+    """The pink not on its spot (none found there): the table is not set up for a frame, so
+    none starts and the break-off is not scored."""
+    from calibration.specs import SNOOKER
+
+    pink = np.array(SNOOKER.spots_mm["pink"])
+    events, _, _ = _two_frames(best_of=3, set_up=lambda cls, xy: np.hypot(*(xy - pink).T) > 30)
+    assert not [e for e in events if e["type"] == "frame_start"]
+    assert [e["score"] for e in events if e["type"] == "score"] == [[147, 0]]
+
+
+def test_play_after_the_match_is_over_is_followed_and_not_scored():
+    """A match of one frame, over with the 147: the balls set up and broken afterwards are
+    followed (every ball's track), and nothing more is scored (the referee was fed a shot
+    after the match was over, and the run stopped on its error)."""
+    events, state, _ = _two_frames(best_of=1)
+    assert [e["score"] for e in events if e["type"] == "score"] == [[147, 0]]
+    assert not [e for e in events if e["type"] in ("frame_start", "shot_start")
+                and e["t"] > 12.0]
+    assert len(state.track_ids) == 22 and (state.state == "seen").sum() >= 20
