@@ -145,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
 
     source = args.source
     live = _is_live(source)
+    if args.best_of < 1:
+        raise InputError(f"--best-of must be 1 or more frames, got {args.best_of}")
     if not live and not Path(source).exists():
         raise InputError(f"{source}: no such file")
     events_path = Path(args.events or f"{Path(source).stem if not live else 'live'}.events.jsonl")
@@ -154,8 +156,6 @@ def run(args: argparse.Namespace) -> int:
     cal = _calibrate(args, source)
     with said_if_slow(READYING, quiet=args.quiet):
         ready_kernels()
-    if args.best_of < 1:
-        raise InputError(f"--best-of must be 1 or more frames, got {args.best_of}")
     pipe = Pipeline(cal, make_detect(cal), players=tuple(args.players), reds=args.reds,
                     best_of=args.best_of, rebuild=make_detect)
     skip_to = -1
