@@ -306,17 +306,19 @@ class ColourClassifier:
         return _Costs(feats, sd, self.blur_cost, cloth)(m)
 
     def _teaching(self, f: np.ndarray, cls: np.ndarray, means: np.ndarray, bonus: np.ndarray,
-                  cost: np.ndarray | None = None) -> np.ndarray:
+                  cost: np.ndarray | None = None, sharp: _Likelihood | None = None
+                  ) -> np.ndarray:
         """``cls`` (N,) with -1 for the balls whose class under ``means`` (8, 3), less its
         ``bonus`` (N, 8), costs more than ``teach_margin`` over their best class: called that
         class for want of a better, they say nothing of its colour. ``cost``: ``cost(f,
-        means)`` when already known."""
+        means)`` when already known; ``sharp``: the balls' ``_Likelihood`` when already made."""
         c = (self.cost(f, means) if cost is None else cost) - bonus
         own = c[np.arange(len(f)), np.maximum(cls, 0)]
         ok = (cls >= 0) & (own - c.min(1) <= self.teach_margin)
         if self._frames > 0:
             k = np.maximum(cls, 0)
-            far = _Likelihood(f, self.stds).z2(means)[np.arange(len(f)), k] > self.teach_reach**2
+            sharp = _Likelihood(f, self.stds) if sharp is None else sharp
+            far = sharp.z2(means)[np.arange(len(f)), k] > self.teach_reach**2
             ok &= ~(_SINGLE[k] & far)
         return np.where(ok, cls, -1)
 
@@ -410,7 +412,7 @@ class ColourClassifier:
             sharp, full, cls = costs(means)
             clear = sharp <= full + 1e-9
             taught = self._teaching(f, np.where(clear[balls, cls], cls, -1), means, spots,
-                                    sharp)
+                                    sharp, cost.sharp)
             means = self._reestimate(f, taught, means)
             _, full, cls = costs(means)
         return cls, means, full - bonus

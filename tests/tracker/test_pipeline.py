@@ -26,14 +26,19 @@ def truth_detector(balls, seed=0):
     def detect(_image):
         k = frame["k"]
         frame["k"] += 1
-        seen = (balls.visible[k] >= 0.5) & np.isin(balls.state[k], ["rest", "moving", "airborne"])
-        n = int(seen.sum())
-        return SimpleNamespace(
-            xy_mm=balls.pos_mm[k, seen, :2] + rng.normal(0, 0.5, (n, 2)),
-            cls=np.array([BALL_CLASSES.index(c) for c in np.array(balls.classes)[seen]], int),
-            confidence=np.full(n, 0.9), xy_px=balls.px[k, seen])
+        return _truth_seen(balls, k, rng)
 
     return detect
+
+
+def _truth_seen(balls, k, rng):
+    """The balls the camera sees in frame ``k`` of the truth ``balls``, 0.5 mm noise added."""
+    seen = (balls.visible[k] >= 0.5) & np.isin(balls.state[k], ["rest", "moving", "airborne"])
+    n = int(seen.sum())
+    return SimpleNamespace(
+        xy_mm=balls.pos_mm[k, seen, :2] + rng.normal(0, 0.5, (n, 2)),
+        cls=np.array([BALL_CLASSES.index(c) for c in np.array(balls.classes)[seen]], int),
+        confidence=np.full(n, 0.9), xy_px=balls.px[k, seen])
 
 
 @pytest.mark.parametrize("name", CLIPS)
@@ -857,14 +862,11 @@ def _two_frames(best_of: int, set_up=lambda cls, xy: np.ones(len(cls), bool)):
 
     def detect(_image):
         balls, k = next(feed)
-        seen = (balls.visible[k] >= 0.5) & np.isin(balls.state[k], ["rest", "moving", "airborne"])
-        cls = np.array([BALL_CLASSES.index(c) for c in np.array(balls.classes)[seen]], int)
-        xy = balls.pos_mm[k, seen, :2] + rng.normal(0, 0.5, (len(cls), 2))
+        det = _truth_seen(balls, k, rng)
         if balls is b2:
-            keep = set_up(cls, xy)
-            cls, xy = cls[keep], xy[keep]
-        return SimpleNamespace(xy_mm=xy, cls=cls, confidence=np.full(len(cls), 0.9),
-                               xy_px=np.zeros((len(cls), 2)))
+            keep = set_up(det.cls, det.xy_mm)
+            det = SimpleNamespace(**{name: v[keep] for name, v in vars(det).items()})
+        return det
 
     pipe = Pipeline(Calibration.from_camera(Camera.from_dict(m1["camera"])), detect,
                     players=tuple(m1["players"]), monitor_every=0, best_of=best_of)
