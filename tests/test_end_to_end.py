@@ -35,7 +35,7 @@ def test_track_missing_file_is_one_line(capsys):
     assert len(err.splitlines()) == 1 and "clip.mp4" in err
 
 
-def test_killed_and_resumed_run_gives_the_same_score(tmp_path):
+def test_killed_and_resumed_run_gives_the_same_score(tmp_path, capsys):
     """Events are flushed one by one, so a killed run leaves its log up to the last event plus
     at most a torn line; such a log is cut here from an uninterrupted run's, then resumed."""
     clip = SAMPLES / "broadcast.mp4"
@@ -55,6 +55,15 @@ def test_killed_and_resumed_run_gives_the_same_score(tmp_path):
     again = [e for e in resumed if e["type"] == "score"]
     assert again[-1]["score"] == final["score"] and again[-1]["shot"] == final["shot"]
     assert len(again) == len(scores)
+    # a finished run resumed: nothing to score again, and the score it ended with is told
+    capsys.readouterr()
+    assert main(["track", str(clip), "--events", str(full), "--resume", "--quiet"]) == 0
+    said = capsys.readouterr().out.strip().splitlines()[-1]
+    assert said.endswith(f"score {final['score'][0]}-{final['score'][1]}")
+    assert [e for e in map(json.loads, full.read_text().splitlines())
+            if e["type"] == "score"][-1]["shot"] == final["shot"]
+    assert sum(json.loads(line)["type"] == "score" for line in full.read_text().splitlines()) \
+        == len(scores)
 
 
 def test_track_serves_the_live_page_while_it_runs(tmp_path, monkeypatch):

@@ -139,7 +139,12 @@ def run(args: argparse.Namespace) -> int:
 
     from tracker.detect import not_snooker, ready_kernels
     from tracker.outputs.eventlog import EventLog, TracksWriter, read_events, resume_state
-    from tracker.outputs.overlay import Scoreboard, draw_overlay, markers_from_events
+    from tracker.outputs.overlay import (
+        BOARD_EVENTS,
+        Scoreboard,
+        draw_overlay,
+        markers_from_events,
+    )
     from tracker.pipeline import LiveSource, Pipeline, file_frames
     from tracker.video import VideoWriter
 
@@ -159,6 +164,7 @@ def run(args: argparse.Namespace) -> int:
     pipe = Pipeline(cal, make_detect(cal), players=tuple(args.players), reds=args.reds,
                     best_of=args.best_of, rebuild=make_detect)
     skip_to = -1
+    board = Scoreboard(players=tuple(args.players), best_of=args.best_of)
     if args.resume and events_path.exists():
         kept = _cut_to_last_shot(events_path, read_events(events_path))
         if any(e["type"] == "score" for e in kept):
@@ -166,6 +172,7 @@ def run(args: argparse.Namespace) -> int:
             pipe.referee = resumed.referee()
             pipe.shots.resume_after(resumed.last_shot)
             skip_to = resumed.last_frame
+            board = Scoreboard.from_score_event(resumed.score, args.players, args.best_of)
     if live:
         src = LiveSource(source)
         frames, fps, total = src.frames(), src.fps, 0
@@ -177,7 +184,8 @@ def run(args: argparse.Namespace) -> int:
         from tracker.outputs.live import LiveServer
 
         try:
-            page = LiveServer(args.page_host, args.page, players=tuple(args.players)).start()
+            page = LiveServer(args.page_host, args.page, players=tuple(args.players),
+                              best_of=args.best_of).start()
         except OSError as exc:
             raise InputError(f"cannot serve the live page on {args.page_host}:{args.page} "
                              f"({exc.strerror or exc})") from None
@@ -187,16 +195,22 @@ def run(args: argparse.Namespace) -> int:
     writer = (VideoWriter(args.overlay, cal.image_size, fps, preset="veryfast", background=True)
               if args.overlay else None)
     bar = None if args.quiet else tqdm(total=total or None, unit="frame", desc="tracking")
-    board = Scoreboard(players=tuple(args.players))
     recent: list[dict] = []
     trails: dict[str, list] = {}
     warned = False
+    def told(e: dict, board: Scoreboard) -> Scoreboard:
+        """``e`` written to the log and the live page; the board it leaves."""
+        log.write(e)
+        if page is not None:
+            page.publish(e)
+        if e["type"] in BOARD_EVENTS:
+            return Scoreboard.from_score_event(e, args.players, args.best_of)
+        return board
+
     try:
         if skip_to < 0:
             for e in pipe.start_events():
-                log.write(e)
-                if page is not None:
-                    page.publish(e)
+                board = told(e, board)
         def resumed(frames):
             """The frames after the last one the resumed log holds."""
             for frame in frames:
@@ -212,11 +226,7 @@ def run(args: argparse.Namespace) -> int:
                 warned = True
                 tqdm.write(f"cueball track: warning: {why}", file=sys.stderr)
             for e in res.events:
-                log.write(e)
-                if page is not None:
-                    page.publish(e)
-                if e["type"] == "score":
-                    board = Scoreboard.from_score_event(e, args.players)
+                board = told(e, board)
             if tracks is not None:
                 st = res.state
                 tracks.write_frame(st.frame, st.t, [str(i) for i in st.track_ids],
@@ -240,11 +250,7 @@ def run(args: argparse.Namespace) -> int:
                 if live and src is not None:
                     bar.set_postfix(dropped=src.dropped)
         for e in pipe.finish():
-            log.write(e)
-            if page is not None:
-                page.publish(e)
-            if e["type"] == "score":
-                board = Scoreboard.from_score_event(e, args.players)
+            board = told(e, board)
     finally:
         if bar is not None:
             bar.close()

@@ -14,6 +14,7 @@ import pytest
 from outputs_support import CHROMIUM, PLAYERS, Chromium, match_events
 
 from tracker.outputs.live import LiveServer
+from tracker.referee import Referee
 
 LATENCY_S = 0.200
 
@@ -134,3 +135,18 @@ def test_the_page_in_headless_chromium_shows_a_published_score_on_a_transparent_
     outside = np.ones(img.shape[:2], bool)
     outside[max(y0 - 40, 0):min(y1 + 40, 720), max(x0 - 40, 0):min(x1 + 40, 1280)] = False
     assert (img[..., 3][outside] == 0).all()  # everywhere else the stream shows through
+
+
+def test_the_next_frame_of_a_match_shows_at_love_all_with_its_breaker_to_play(server):
+    referee = Referee()
+    referee.feed({"type": "frame_start", "players": list(PLAYERS), "breaker": 0, "reds": 15,
+                  "best_of": 3})
+    won = referee.feed({"type": "concede", "player": 1})
+    server.publish({**won, "type": "score", "score": [12, 0]})  # frame 1 over, 12-0
+    assert server.state()["frames"] == [1, 0] and server.state()["score"] == [12, 0]
+    started = referee.feed({"type": "frame_start"})
+    server.publish({**started, "type": "frame_start", "breaker": 1, "reds": 15})
+    board = server.state()
+    assert board["score"] == [0, 0] and board["frames"] == [1, 0]
+    assert board["striker"] == 1 and board["ball_on"] == "red" and board["remaining"] == 147
+    assert board["notices"] == [] and board["players"] == PLAYERS

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from tracker.outputs.overlay import Scoreboard
+from tracker.outputs.overlay import BOARD_EVENTS, Scoreboard
 
 CLIENT_QUEUE = 1000  # messages a page may fall behind before it is dropped
 KEEPALIVE_S = 10.0  # a comment line this often keeps proxies and the browser from timing out
@@ -99,7 +99,8 @@ class LiveServer:
     # -- events ------------------------------------------------------------------------------
 
     def publish(self, event: Mapping[str, Any]) -> None:
-        """Sends one event to every connected page; a ``score`` event updates the board."""
+        """Sends one event to every connected page; an event with the referee's answer
+        (``score``, ``frame_start``, ``decision``) sets the board."""
         event = dict(event)
         kind = event.get("type")
         with self._lock:
@@ -109,7 +110,7 @@ class LiveServer:
                     self._set_players_locked(rec["players"])
             elif kind == "frame_start" and event.get("players"):
                 self._set_players_locked(event["players"])
-            elif kind == "score":
+            if kind in BOARD_EVENTS:
                 self._board = Scoreboard.from_score_event(event, self._players, self.best_of)
             self._last_event = event
             self._broadcast_locked(self._message_locked(event))

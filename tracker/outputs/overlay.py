@@ -34,6 +34,9 @@ GOLD_BGR = (60, 190, 240)
 NOTICE_BGR = {"foul": (40, 40, 200), "info": (150, 95, 20), "win": (40, 140, 60)}
 SUPERSAMPLE = 2
 MAX_SNOOKERS_SHOWN = 3
+# the events that carry the referee's answer (the fields of a ``score`` event): each sets the
+# board; a ``frame_start`` shows the next frame of a match at 0-0, its breaker to play
+BOARD_EVENTS = frozenset({"score", "frame_start", "decision"})
 
 # the board at 1080p, in px; everything scales with the frame height
 _MARGIN, _ROW_H, _MARK_W, _NAME_W, _FRAMES_W, _SCORE_W, _SIDE_W, _NOTICE_H = (
