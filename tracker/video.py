@@ -109,11 +109,13 @@ def probe(path: str | os.PathLike) -> dict:
                 "frames": int(stream.frames or 0)}
 
 
-def read_frames(path: str | os.PathLike, threads: str = "AUTO") -> Iterator[np.ndarray]:
+def read_frames(path: str | os.PathLike, threads: str = "AUTO",
+                count: int = 0) -> Iterator[np.ndarray]:
     """Yields every frame of a video file as BGR uint8 (H, W, 3). ``threads`` is how the
     decoder shares its work between threads: "AUTO" (FFmpeg's choice: whole frames in turn,
     for H.264), "FRAME" or "SLICE" (the slices of one frame at once: faster where a stream
-    cuts each frame into several, as the sample clips' two, slower where it does not).
+    cuts each frame into several, as the sample clips' two, slower where it does not);
+    ``count`` how many threads (0: FFmpeg's choice, one more than the cores).
 
     One converter to BGR serves every frame, on the decoding thread alone: a frame's own
     (``frame.to_ndarray(format=...)``) is made for that frame, its tables and threads set up
@@ -121,6 +123,8 @@ def read_frames(path: str | os.PathLike, threads: str = "AUTO") -> Iterator[np.n
     with _open(path) as container:
         stream = container.streams.video[0]
         stream.thread_type = threads
+        if count:
+            stream.thread_count = count
         to_bgr = VideoReformatter()
         try:
             for frame in container.decode(stream):

@@ -88,14 +88,15 @@ def test_an_error_while_writing_behind_reaches_the_writer(tmp_path, monkeypatch)
     assert not w._thread.is_alive()
 
 
-@pytest.mark.parametrize("threads", ["FRAME", "SLICE"])
-def test_every_way_of_threading_the_decoder_gives_the_same_frames(tmp_path, threads):
+@pytest.mark.parametrize("threads, count", [("FRAME", 0), ("SLICE", 0), ("AUTO", 1),
+                                            ("FRAME", 2)])
+def test_every_way_of_threading_the_decoder_gives_the_same_frames(tmp_path, threads, count):
     frames = [np.tile(f, (4, 8, 1)) for f in _frames(12)]  # 256x512: several slices a frame
     with VideoWriter(tmp_path / "v.mp4", (512, 256), 25, crf=10) as w:
         for f in frames:
             w.write(f)
     auto = list(read_frames(tmp_path / "v.mp4"))
-    other = list(read_frames(tmp_path / "v.mp4", threads))
+    other = list(read_frames(tmp_path / "v.mp4", threads, count))
     assert len(auto) == len(other) == 12
     assert all(np.array_equal(a, b) for a, b in zip(auto, other))
 
