@@ -343,6 +343,14 @@ _ACHROMATIC = 15.0
 _EDGE_STEP = 8.0
 # a ball that moved less than this share of its radius since the last frame is still
 _STILL = 0.25
+# a ball that moved this many of its radii since the last frame (0.6: its blur, at most as
+# long, may reach past 1.3 radii, into the ring round it; up to 6, where the blur of a ball
+# moved further is a streak), on along the way it was going then (within
+# ``_BLUR_AXIS_DEG``), fills the ring ahead and behind it with its own blur: along that way,
+# that is no cue over it (a disc in the cue following the white through lies behind where the
+# white was, or off a white that stood still)
+_BLUR_MOVE = (0.6, 6.0)
+_BLUR_AXIS_DEG = 45.0
 # a lone ball seen within this angle (degrees) of straight down shows its own outline all
 # round (the shadow under it stays hidden below it); its centre is then the mean of the
 # centroid and the outline's circle, whose errors in compressed footage are half independent
@@ -879,8 +887,10 @@ class BallDetector:
         # what the last look's lone balls tell of it, not yet worked out (``_glint_place``'s
         # arguments)
         self._glint_from: tuple | None = None
-        # the last answer and the work image each part of it was found in
+        # the last answer (and the one before it) and the work image each part of it was found
+        # in
         self._last: Detections | None = None
+        self._before: Detections | None = None
         self._seen: np.ndarray | None = None
         self._seen_sum: np.ndarray | None = None  # B + G + R of ``_seen`` on a coarse grid
         # where on a sparser grid each channel of ``_seen`` is measured, what it was, its levels
@@ -920,7 +930,7 @@ class BallDetector:
         self._radius_measured = False
         self.size_ratio = None
         self._glint_at = self._glint_from = None
-        self._last = None
+        self._last = self._before = None
         self._seen = None
         self._seen_sum = self._seen_most = self._seen_px = None
         self._cast = self._ref_px = None
@@ -1255,7 +1265,7 @@ class BallDetector:
                 if self._seen_most is not None:
                     self._most_again(box)
             result = _dedupe(_concat(kept, new), cloth_lab=self._cloth.lab())
-        self._last = result
+        self._before, self._last = self._last, result
         return result
 
     def _uncast(self, image: np.ndarray) -> np.ndarray:
@@ -1887,7 +1897,10 @@ class BallDetector:
         # of it (two opposite sectors of the ring round it strong); a ball touching another
         # object, on one side only
         occupied = strong_k > 0.3 * np.maximum(in_k, 1)
-        through = np.any(occupied[:, :4] & occupied[:, 4:], axis=1)
+        opposite = occupied[:, :4] & occupied[:, 4:]
+        through = np.any(opposite, axis=1)
+        if through.any():  # ... but a moving ball's blur fills it ahead and behind
+            through &= ~self._own_blur(c + base, r_exp, opposite)
         # ... as one thing, joined over the ball or round it: a cue beside the ball with cloth
         # between, and a shadow on its far side, are two
         for i in np.flatnonzero(through):
@@ -1937,6 +1950,28 @@ class BallDetector:
             edge, sharp = _edge_centres(light, c[grey] + half, r_exp[grey])
             c[grey] = np.where(sharp[:, None], (edge - half).astype(np.float32), c[grey])
         return c.astype(np.float64) + base, cover, lab, ok, lit
+
+    def _own_blur(self, xy_px: np.ndarray, r: np.ndarray, opposite: np.ndarray) -> np.ndarray:
+        """(N,) bool: each ball at ``xy_px`` (N, 2), radius ``r`` (N,), whose ring is filled on
+        the opposite sides ``opposite`` (N, 4) (eighths k and k + 4 of the turn, as
+        ``refine_windows`` counts them) only along the way it came from the nearest ball of the
+        last answer, ``_BLUR_MOVE`` radii away, which was going that way then (from the
+        nearest ball of the answer before): its own blur, ahead and behind it."""
+        last, before = self._last, self._before
+        out = np.zeros(len(xy_px), bool)
+        if last is None or before is None or not len(last) or not len(before):
+            return out
+        way, j = _from_nearest(xy_px, last.xy_px)
+        going, _ = _from_nearest(last.xy_px[j], before.xy_px)
+        moved = np.hypot(way[:, 0], way[:, 1]) / r
+        came = np.degrees(np.arctan2(way[:, 1], way[:, 0]))
+        on = (_degrees_apart(np.degrees(np.arctan2(going[:, 1], going[:, 0])), came, 360.0)
+              <= _BLUR_AXIS_DEG) & (np.hypot(going[:, 0], going[:, 1]) >= _STILL * r)
+        # the axis of each pair of eighths (their middles, -157.5 + 45 k degrees) against the
+        # way the ball came, both within half a turn
+        apart = _degrees_apart(-157.5 + 45.0 * np.arange(4)[None], came[:, None], 180.0)
+        along = (apart <= _BLUR_AXIS_DEG) | ~opposite
+        return (moved >= _BLUR_MOVE[0]) & (moved <= _BLUR_MOVE[1]) & on & along.all(axis=1)
 
     def _still(self, xy_px: np.ndarray, r: np.ndarray) -> np.ndarray:
         """(N,) bool: a ball of the last answer was within ``_STILL`` radii ``r`` (N,) of each
@@ -2040,6 +2075,20 @@ class BallDetector:
             out.extend(u[~taken])
             changed = True
         return np.array(out, np.float64) if changed else None
+
+
+def _from_nearest(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each of the points ``p`` (N, 2), the offset (N, 2) from the nearest of the points
+    ``q`` (M, 2, M >= 1), and which of them that is (N,)."""
+    off = p[:, None] - q[None]
+    j = np.argmin(np.hypot(off[..., 0], off[..., 1]), axis=1)
+    return off[np.arange(len(p)), j], j
+
+
+def _degrees_apart(a, b, turn: float) -> np.ndarray:
+    """How far apart the angles ``a`` and ``b`` (degrees) are, ``turn`` (360, or 180 for the
+    axes of lines) being the same angle again."""
+    return np.abs((np.asarray(a) - b + turn / 2) % turn - turn / 2)
 
 
 @functools.lru_cache(maxsize=4)

@@ -307,6 +307,37 @@ def test_cue_over_a_ball_makes_no_false_ball(overhead):
     assert set(want) <= set(bi)
 
 
+def _answer(*xy) -> Detections:
+    n = len(xy)
+    return Detections(np.array(xy, float), np.full(n, 12.0), np.full(n, -1), np.full(n, 0.9))
+
+
+@pytest.mark.parametrize("before, last, now, pair, blur", [
+    # going right and on: its ring filled ahead and behind (eighths 3 and 7, or 0 and 4)
+    ((100, 100), (130, 100), (160, 102), 3, True),
+    ((100, 100), (130, 100), (160, 102), 0, True),
+    # ... but not across the way it goes
+    ((100, 100), (130, 100), (160, 102), 1, False),
+    # a disc in the cue behind a white that stood still, or behind where it was going from
+    ((100, 100), (100, 100), (70, 100), 3, False),
+    ((100, 100), (130, 100), (105, 100), 3, False),
+    # moved too little for its blur to reach the ring, or too far for a ball not a streak
+    ((100, 100), (130, 100), (134, 100), 3, False),
+    ((100, 100), (130, 100), (210, 100), 3, False),
+])
+def test_a_moving_balls_own_blur_ahead_and_behind_it_is_no_cue_over_it(overhead, before, last,
+                                                                      now, pair, blur):
+    """A ball blurred along its way fills the ring round it ahead and behind (in noisy footage
+    its blur's ends score as clearly not cloth): no cue passes over it there, where the ball
+    moved on the way it was going. A disc in the cue following the white through is behind
+    where the white was."""
+    det = BallDetector(overhead[2])
+    det._before, det._last = _answer(before), _answer(last)
+    opposite = np.zeros((1, 4), bool)
+    opposite[0, pair] = True
+    assert det._own_blur(np.array([now], float), np.array([12.0]), opposite)[0] == blur
+
+
 def test_a_disc_on_a_bar_lying_across_the_table_is_not_a_ball(overhead):
     # a rest's shaft lying on the cloth, thinner than a ball: a disc placed on it is filled on
     # two opposite sides of its ring by one piece, whatever else it passes
