@@ -350,6 +350,10 @@ _STILL = 0.25
 # that is no cue over it (a disc in the cue following the white through lies behind where the
 # white was, or off a white that stood still)
 _BLUR_MOVE = (0.6, 6.0)
+# the shortest blur streak (radii) of a ball that moved: longer than two balls touching; it
+# came along its band within this angle (degrees)
+_SHORT_STREAK = 3.6
+_STREAK_AXIS_DEG = 30.0
 _BLUR_AXIS_DEG = 45.0
 # a lone ball seen within this angle (degrees) of straight down shows its own outline all
 # round (the shadow under it stays hidden below it); its centre is then the mean of the
@@ -692,23 +696,34 @@ def _cut(comp: np.ndarray, sel: np.ndarray, window: tuple[int, int, int, int],
     return bool(edges) and bool(sel[np.concatenate(edges)].any())
 
 
-def _streak_centre(blob: np.ndarray, r: float, found: int) -> tuple[float, float] | None:
+def _streak_centre(blob: np.ndarray, r: float, found: int, stood: np.ndarray | None = None
+                   ) -> tuple[float, float] | None:
     """The middle (x, y) of ``blob`` (bool, its box) when it is one ball's blur streak: a
     straight band as wide as a ball all along (1.6 to 2.6 radii ``r``) and longer than two and
     a half balls (5 radii), with round ends, filling that shape (as wide as it is, up to a
     ball's width), in which fewer discs were ``found`` than balls in a row would fill it with;
     else None. Balls in a row are found one by one, a cue is narrower, a bigger blob wider. (A
-    shorter streak is found as two or three discs along it, which ``_dedupe`` makes one.)"""
+    shorter streak is found as two or three discs along it, which ``_dedupe`` makes one.)
+
+    ``stood``: where the balls of the last answer stood (M, 2), in the box's px, when none
+    stood where a disc was found. The band is then a streak however many discs were found in
+    it, from ``_SHORT_STREAK`` radii long, where the nearest of them lies a radius or more
+    behind its middle, along it (within ``_STREAK_AXIS_DEG``), and none on the band ahead of
+    its middle: a blur over two radii or more, from a camera whose shutter is open most of the
+    frame, shows a head and a tail further apart than ``_dedupe`` takes for one ball. Balls in
+    a row stood there before, and two balls rolling side by side, touching, stood on either
+    side of their band's middle."""
     cov = _blob_cov(blob)
     if cov is None:
         return None
     ys, xs = np.nonzero(blob)
     cx, cy = xs.mean(), ys.mean()
-    evecs = np.linalg.eigh(cov)[1]
-    along = (xs - cx) * evecs[0, 1] + (ys - cy) * evecs[1, 1]
+    axis = np.linalg.eigh(cov)[1][:, 1]
+    along = (xs - cx) * axis[0] + (ys - cy) * axis[1]
     lo, hi = along.min(), along.max()
     length = hi - lo + 1.0
-    if length < 5 * r or found >= int(length / (2 * r)):
+    strict = length >= 5 * r and found < int(length / (2 * r))
+    if not strict and (stood is None or not len(stood) or length < _SHORT_STREAK * r):
         return None
     # the width (px per unit of length) between the two round ends
     bins = np.floor(along - lo).astype(int)
@@ -722,6 +737,15 @@ def _streak_centre(blob: np.ndarray, r: float, found: int) -> tuple[float, float
     band = w * (length - w) + np.pi * w * w / 4
     if len(xs) < 0.85 * band:
         return None
+    if not strict:
+        rel = stood - [cx, cy]
+        at, off = rel @ axis, rel @ [-axis[1], axis[0]]
+        k = int(np.argmin(np.hypot(at, off)))
+        gone = float(np.hypot(at[k], off[k]))
+        on_band = (np.abs(off) < r) & (np.abs(at) < length / 2 + r)
+        if (gone < r or abs(at[k]) < np.cos(np.radians(_STREAK_AXIS_DEG)) * gone
+                or (on_band & (at * at[k] < 0)).any()):
+            return None
     return float(cx), float(cy)
 
 
@@ -1712,8 +1736,16 @@ class BallDetector:
         if intruding:
             soft = soft * g["room"][y0 + by:y0 + by + bh, x0 + bx:x0 + bx + bw]
         found = self._explain_blob(soft, bx + ox, by + oy, r, intruding, part.flat[sl])
-        if not intruding and np.hypot(bw, bh) >= 5 * r:  # long enough for a streak
-            streak = _streak_centre(blob, r, len(found))
+        if not intruding and np.hypot(bw, bh) >= _SHORT_STREAK * r:  # long enough for a streak
+            box = np.array([window[0] + bx + ox, window[1] + by + oy], float)
+            stood = self._stood(prep)
+            if stood is not None:
+                stood = stood - box
+                at = np.array(found, float).reshape(-1, 2)[:, :2] - (box - window[:2])
+                if len(at) and np.hypot(*(at[:, None] - stood[None]).transpose(2, 0, 1)
+                                        ).min() < 0.5 * r:
+                    stood = None  # a ball stood where a disc is found
+            streak = _streak_centre(blob, r, len(found), stood)
             if streak is not None:  # one fast ball blurred along its path
                 return [(streak[0] + bx + ox, streak[1] + by + oy, True)]
         if intruding:
@@ -1950,6 +1982,13 @@ class BallDetector:
             edge, sharp = _edge_centres(light, c[grey] + half, r_exp[grey])
             c[grey] = np.where(sharp[:, None], (edge - half).astype(np.float32), c[grey])
         return c.astype(np.float64) + base, cover, lab, ok, lit
+
+    def _stood(self, prep: _Frame) -> np.ndarray | None:
+        """Where the balls of the last answer stood (M, 2), in work-image px; None before it."""
+        last = self._last
+        if last is None:
+            return None
+        return (last.xy_px - prep.roi[:2] + 0.5) / prep.grid["factor"] - 0.5
 
     def _own_blur(self, xy_px: np.ndarray, r: np.ndarray, opposite: np.ndarray) -> np.ndarray:
         """(N,) bool: each ball at ``xy_px`` (N, 2), radius ``r`` (N,), whose ring is filled on

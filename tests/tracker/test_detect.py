@@ -665,13 +665,15 @@ def test_a_ball_blurred_over_several_diameters_is_found_at_the_middle_of_its_str
     ball widths in each frame (frames 110-116), a band too faint at its trailing end for the
     refinement to take a disc in it for a ball. It is one ball, found within a radius of its
     true centre (the middle of the streak, the frame's instant), with nothing else on its path;
-    two reds touching in a row (frames 145-149) stay two balls."""
+    two reds touching in a row (frames 145-149), and two rolling side by side, touching, their
+    blurs joined in one band (frames 121, 136, 148), stay two balls."""
     from calibration.find import calibrate_video
 
     clip = Path(__file__).resolve().parents[2] / "sample_videos" / "break_off.mp4"
     meta, balls = read_truth(clip)
     det = BallDetector(calibrate_video(clip))
     white, pair = balls.ids.index("white"), [balls.ids.index(b) for b in ("red_09", "red_10")]
+    rolling = [balls.ids.index(b) for b in ("red_04", "red_07")]
     for k, image in enumerate(read_frames(clip)):
         if k > 149:
             break
@@ -682,10 +684,37 @@ def test_a_ball_blurred_over_several_diameters_is_found_at_the_middle_of_its_str
             near = np.hypot(*(d.xy_px - c).T) < 4 * r  # on its streak
             assert near.sum() == 1, f"frame {k}: {d.xy_px[near]} on the white's streak"
             assert np.hypot(*(d.xy_px[near][0] - c)) < r, f"frame {k}: {d.xy_px[near]}, {c}"
-        if 145 <= k <= 149:
-            for q in pair:
-                dist = np.hypot(*(d.xy_px - balls.px[k, q]).T)
-                assert dist.min() < balls.r_px[k, q], f"frame {k}: {balls.ids[q]} missed"
+        for q in (pair if 145 <= k <= 149 else []) + (rolling if k in (121, 136, 148) else []):
+            dist = np.hypot(*(d.xy_px - balls.px[k, q]).T)
+            assert dist.min() < balls.r_px[k, q], f"frame {k}: {balls.ids[q]} missed"
+
+
+@pytest.mark.parametrize("radii_a_frame", [2.5, 3.0, 4.0])
+def test_a_ball_blurred_over_its_own_width_or_more_is_one_ball_at_the_middle_of_its_blur(
+        overhead, radii_a_frame):
+    """A camera whose shutter is open the whole frame blurs a red rolling 2.5 to 4 radii a
+    frame over as much: a band 4.5 to 6 radii long, found as its head and tail, further apart
+    than two discs of one ball (1.6 radii). It stood nowhere along the band before: one ball,
+    at the band's middle (where it was at the frame's middle instant), on every frame after
+    the first."""
+    cam, renderer, cal = overhead
+    step = radii_a_frame * R
+    b = layout((300.0, 600.0), [[900.0, 1500.0]])
+    classes = list(b.classes)
+    red = classes.index("red")
+    det = BallDetector(cal)
+    for k in range(8):
+        sub = np.repeat(b.pos[None], 9, axis=0)  # its place through the whole frame
+        x = 400.0 + k * step
+        sub[:, red, 0] = x + np.linspace(-step / 2, step / 2, 9)
+        d = det.detect(renderer.render(classes, sub, frame_index=k)[0])
+        c = cam.project(np.array([[x, 1500.0, R]]))[0]
+        r = cam.ball_radius_px(np.array([[x, 1500.0, R]]), R)[0]
+        if k == 0:
+            continue  # where it stood before is not known yet
+        near = np.hypot(*(d.xy_px - c).T) < 3 * r
+        assert near.sum() == 1, f"frame {k}: {d.xy_px[near]} on its blur"
+        assert np.hypot(*(d.xy_px[near][0] - c)) < 0.3 * r, f"frame {k}"
 
 
 def test_ball_size_is_measured_only_on_blobs_that_agree():
