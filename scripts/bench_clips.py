@@ -14,6 +14,7 @@ ball-frames, position error (table mm at the balls' centre height) of balls at r
                                                        # called another colour
     python scripts/bench_clips.py --split              # where the rest error comes from
     python scripts/bench_clips.py --exposure 0.5       # every frame at half its brightness
+    python scripts/bench_clips.py --dir DIR            # the clips of scripts/make_variants.py
     python scripts/bench_clips.py --white-balance 0.85,1,1.15 --over 25
                                                        # the white balance moving from frame 40
 
@@ -170,6 +171,9 @@ def split_row(path: Path, whole: bool, found: dict) -> str:
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("clips", nargs="*")
+    p.add_argument("--dir", type=Path, default=SAMPLES,
+                   help="the folder of the clips and their truth (default: the sample clips; "
+                        "scripts/make_variants.py makes others)")
     p.add_argument("--whole", action="store_true",
                    help="look at the whole table every frame (no change gating)")
     p.add_argument("--misses", action="store_true",
@@ -194,8 +198,11 @@ def main(argv=None) -> None:
         if len(gains) != 3 or min(gains) <= 0:
             p.error("--white-balance takes three positive gains, B,G,R")
         edit = white_balance(gains, args.wb_from, args.over)
-    paths = ([SAMPLES / f"{c}.mp4" for c in args.clips] if args.clips
-             else sorted(SAMPLES.glob("*.mp4")))
+    paths = ([args.dir / f"{c}.mp4" for c in args.clips] if args.clips
+             else sorted(args.dir.glob("[!.]*.mp4")))
+    for path in paths:
+        if not path.exists() or not path.with_suffix(".truth.json").exists():
+            p.error(f"{path}: no such clip with its truth")
     print(f"{'clip':18} {'frames':>6} {'visible':>8} {'recall':>8} {'precis.':>8} "
           f"{'colour':>8} {'rest med':>8} {'rest p95':>8} {'mov p95':>8} {'cpu fps':>8}")
     rows = []

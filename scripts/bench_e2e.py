@@ -22,6 +22,7 @@ from one run to the next; the answers are the first run's).
     python scripts/bench_e2e.py --threads in_off # each thread's CPU and wait for a core
     python scripts/bench_e2e.py --given in_off   # the speed the stages after detection allow
     python scripts/bench_e2e.py --exposure 1.5   # every frame half as bright again
+    python scripts/bench_e2e.py --dir DIR        # the clips of scripts/make_variants.py
 
 Threads (Linux): one pipeline run, each thread of this process and of the worker process
 sampled from ``/proc/.../schedstat`` every 20 ms: its CPU time and its time spent runnable
@@ -380,6 +381,9 @@ def run_threads(path: Path) -> None:
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("clips", nargs="*")
+    p.add_argument("--dir", type=Path, default=SAMPLES,
+                   help="the folder of the clips and their truth (default: the sample clips; "
+                        "scripts/make_variants.py makes others)")
     p.add_argument("--overlay", action="store_true")
     p.add_argument("--one-process", action="store_true",
                    help="every stage in this process (not the later ones in a worker process)")
@@ -398,7 +402,10 @@ def main(argv=None) -> None:
     if args.repeat < 1:
         p.error("--repeat must be at least 1")
     ready_kernels()
-    paths = [SAMPLES / f"{c}.mp4" for c in args.clips] or sorted(SAMPLES.glob("[!.]*.mp4"))
+    paths = [args.dir / f"{c}.mp4" for c in args.clips] or sorted(args.dir.glob("[!.]*.mp4"))
+    for path in paths:
+        if not path.exists() or not path.with_suffix(".truth.json").exists():
+            p.error(f"{path}: no such clip with its truth")
     if args.live:
         main_live(paths)
         return

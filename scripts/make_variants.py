@@ -1,0 +1,112 @@
+"""Sample clips as other cameras would film them, with their truth, into a folder of their own,
+for ``bench_clips.py --dir`` and ``bench_e2e.py --dir``.
+
+The sample clips are clean: the encoder keeps little of the renderer's sensor noise (0.1 to 0.8
+Mbit/s at 1080p, where a camera's encoder writes 2 to 8), and their shutter is open half of
+each frame. Two variants:
+
+    python scripts/make_variants.py camera DIR [CLIPS]   # sensor noise, encoded at 4 Mbit/s
+    python scripts/make_variants.py shutter DIR [CLIPS]  # rendered again, shutter open all frame
+
+``camera``: every decoded frame of the clip with fresh Gaussian sensor noise (``--noise``, 2
+levels) encoded at a constant bitrate (``--kbps``, 4000) by x264's ``veryfast`` preset, as a
+camera's encoder does; the truth is the clip's own. ``shutter``: the clip's scenario simulated
+and rendered again (the same seed, so the same play) with the shutter open for ``--exposure``
+(1.0) of each frame, a ball's blur as long as its way in a frame (25 to 60 s a clip). A clip
+already made in DIR is kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from dataclasses import replace
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import tracker.sim.make as make  # noqa: E402
+from tracker.sim.truth import truth_paths  # noqa: E402
+from tracker.video import probe, read_frames  # noqa: E402
+
+SAMPLES = ROOT / "sample_videos"
+CRF = 26  # as the sample clips
+
+
+def camera_like(src: Path, out: Path, kbps: int, noise: float, seed: int = 0) -> None:
+    """``src`` with fresh sensor noise on every frame, encoded at ``kbps``, to ``out``; its
+    truth copied beside it."""
+    info = probe(src)
+    rng = np.random.default_rng(seed)
+    tmp = out.with_name(f".{out.name}")
+    with av.open(str(tmp), "w") as container:
+        stream = container.add_stream("libx264",
+                                      rate=Fraction(info["fps"]).limit_denominator(1001))
+        stream.width, stream.height, stream.pix_fmt = info["width"], info["height"], "yuv420p"
+        stream.bit_rate = kbps * 1000
+        stream.options = {"preset": "veryfast"}
+        for image in read_frames(src):
+            noisy = image + rng.normal(0.0, noise, image.shape).astype(np.float32)
+            frame = av.VideoFrame.from_ndarray(np.clip(noisy, 0, 255).astype(np.uint8),
+                                               format="bgr24")
+            for packet in stream.encode(frame):
+                container.mux(packet)
+        for packet in stream.encode(None):
+            container.mux(packet)
+    for a, b in zip(truth_paths(src), truth_paths(out)):
+        shutil.copyfile(a, b)
+    tmp.replace(out)
+
+
+def full_shutter(name: str, out: Path, exposure: float) -> None:
+    """Scenario ``name`` rendered with the shutter open ``exposure`` of each frame, to
+    ``out`` with its truth."""
+    spec = make.clip_spec
+
+    def opened(sc, **overrides):
+        return replace(spec(sc, **overrides), exposure=exposure, blur_samples=13)
+
+    make.clip_spec = opened
+    try:
+        make.make_clip(name, out, seed=0, crf=CRF)
+    finally:
+        make.clip_spec = spec
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("variant", choices=("camera", "shutter"))
+    p.add_argument("dir", type=Path, help="folder for the clips and their truth")
+    p.add_argument("clips", nargs="*", help="sample clips by name (default: every 1080p one)")
+    p.add_argument("--kbps", type=int, default=4000, help="camera: the bitrate (default 4000)")
+    p.add_argument("--noise", type=float, default=2.0,
+                   help="camera: sensor noise, 8-bit levels (default 2)")
+    p.add_argument("--exposure", type=float, default=1.0,
+                   help="shutter: the share of each frame it is open (default 1)")
+    args = p.parse_args(argv)
+    names = args.clips or sorted(
+        path.stem for path in SAMPLES.glob("[!.]*.mp4") if probe(path)["height"] == 1080)
+    for name in names:
+        if not (SAMPLES / f"{name}.mp4").exists():
+            p.error(f"{name}: no such sample clip in {SAMPLES}")
+    args.dir.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        out = args.dir / f"{name}.mp4"
+        if out.exists():
+            print(f"{out}: kept")
+            continue
+        if args.variant == "camera":
+            camera_like(SAMPLES / f"{name}.mp4", out, args.kbps, args.noise)
+        else:
+            full_shutter(name, out, args.exposure)
+        print(f"{out}: made", flush=True)
+
+
+if __name__ == "__main__":
+    main()
