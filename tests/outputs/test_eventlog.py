@@ -109,6 +109,47 @@ def test_resume_refuses_a_log_the_referee_cannot_reproduce():
         resume_state(events, frame_start=FRAME_START)
 
 
+def _six_red_frame() -> list[dict]:
+    """Shots that clear a six-red table: a red and the black six times, then the colours."""
+    pot = [("red", "black")] * 6
+    order = [c for pair in pot for c in pair] + ["yellow", "green", "brown", "blue", "pink",
+                                                  "black"]
+    return [{"type": "shot", "first_contact": c, "potted": [c]} for c in order]
+
+
+def test_resume_of_a_log_without_records_starts_the_next_frame_where_it_began():
+    """A log without ``record`` events whose first ``frame_start`` event is the second frame's
+    (the first frame's start is not logged): that event starts frame 2, after the first frame's
+    shots, which start from the given ``frame_start``."""
+    start = {"type": "frame_start", "players": ["A", "B"], "breaker": 0, "reds": 6,
+             "best_of": 3}
+    ref = Referee()
+    ref.feed(start)
+    events, k = [], 0
+    for shot in _six_red_frame():
+        k += 1
+        res = ref.feed(shot)
+        events += [{"type": "shot_end", "frame": k, "t": k, "shot": res["shot"],
+                    "first_contact": shot["first_contact"], "potted": shot["potted"],
+                    "cue_potted": False, "off_table": []},
+                   {**res, "type": "score", "frame_number": res["frame"], "frame": k, "t": k}]
+    assert events[-1]["frame_over"] and events[-1]["frames"] == [1, 0]
+    res = ref.feed({"type": "frame_start"})
+    events.append({**res, "type": "frame_start", "frame_number": res["frame"], "frame": k + 1,
+                   "t": k + 1, "breaker": 1, "reds": 6})
+    res = ref.feed({"type": "shot", "first_contact": "red", "potted": ["red"]})
+    events += [{"type": "shot_end", "frame": k + 2, "t": k + 2, "shot": res["shot"],
+                "first_contact": "red", "potted": ["red"], "cue_potted": False,
+                "off_table": []},
+               {**res, "type": "score", "frame_number": res["frame"], "frame": k + 2,
+                "t": k + 2}]
+    state = resume_state(events, frame_start=start)
+    assert not state.exact
+    again = state.referee().state
+    assert again.frame.number == 2 and again.frame.score == (0, 1)
+    assert tuple(again.frames) == (1, 0) and again.players == ("A", "B")
+
+
 def test_record_events_round_trip(tmp_path):
     path = tmp_path / "events.jsonl"
     with EventLog(path) as log:

@@ -284,8 +284,11 @@ def resume_state(events: Sequence[Mapping[str, Any]],
 def _rebuild_records(events: Sequence[Mapping[str, Any]],
                      frame_start: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     """Referee records from ``frame_start``, ``shot_end`` and ``score`` events: each shot_end is
-    paired with the score event of the same shot number after it."""
-    first = next((e for e in events if e.get("type") == "frame_start"), None)
+    paired with the score event of the same shot number after it. A ``frame_start`` event
+    before the first shot starts the match; one after it, the next frame of a match."""
+    first = next((e for e in events if e.get("type") in ("frame_start", "shot_end")), None)
+    if first is not None and first.get("type") != "frame_start":
+        first = None  # the first frame's start is not logged
     start = dict(first if first is not None else frame_start or DEFAULT_FRAME_START)
     start = {k: v for k, v in start.items() if k not in ("frame", "t")}
     start["type"] = "frame_start"
