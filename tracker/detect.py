@@ -350,11 +350,11 @@ _STILL = 0.25
 # that is no cue over it (a disc in the cue following the white through lies behind where the
 # white was, or off a white that stood still)
 _BLUR_MOVE = (0.6, 6.0)
+_BLUR_AXIS_DEG = 45.0
 # the shortest blur streak (radii) of a ball that moved: longer than two balls touching; it
 # came along its band within this angle (degrees)
 _SHORT_STREAK = 3.6
 _STREAK_AXIS_DEG = 30.0
-_BLUR_AXIS_DEG = 45.0
 # a lone ball seen within this angle (degrees) of straight down shows its own outline all
 # round (the shadow under it stays hidden below it); its centre is then the mean of the
 # centroid and the outline's circle, whose errors in compressed footage are half independent
@@ -709,7 +709,7 @@ def _streak_centre(blob: np.ndarray, r: float, found: int, stood: np.ndarray | N
     stood where a disc was found. The band is then a streak however many discs were found in
     it, from ``_SHORT_STREAK`` radii long, where the nearest of them lies a radius or more
     behind its middle, along it (within ``_STREAK_AXIS_DEG``), and none on the band ahead of
-    its middle: a blur over two radii or more, from a camera whose shutter is open most of the
+    its middle: a blur of 1.6 radii or more, from a camera whose shutter is open most of the
     frame, shows a head and a tail further apart than ``_dedupe`` takes for one ball. Balls in
     a row stood there before, and two balls rolling side by side, touching, stood on either
     side of their band's middle."""
@@ -1741,7 +1741,8 @@ class BallDetector:
             stood = self._stood(prep)
             if stood is not None:
                 stood = stood - box
-                at = np.array(found, float).reshape(-1, 2)[:, :2] - (box - window[:2])
+                at = (np.array([f[:2] for f in found], float).reshape(-1, 2)
+                      - (box - window[:2]))
                 if len(at) and np.hypot(*(at[:, None] - stood[None]).transpose(2, 0, 1)
                                         ).min() < 0.5 * r:
                     stood = None  # a ball stood where a disc is found

@@ -198,6 +198,7 @@ def run(args: argparse.Namespace) -> int:
     recent: list[dict] = []
     trails: dict[str, list] = {}
     warned = False
+
     def told(e: dict, board: Scoreboard) -> Scoreboard:
         """``e`` written to the log and the live page; the board it leaves."""
         log.write(e)
