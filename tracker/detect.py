@@ -1945,9 +1945,11 @@ class BallDetector:
         # a disc split off a ball onto the shadow under it: its own part is mostly weak
         # (dark cloth, ``solid`` low), where a ball's, even a black one's, is solid
         crowded = dmat.min(1) < 2.0 * r_exp if n > 1 else np.zeros(n, bool)
-        # ... unless it is on one side only: a ball against an arm or a body
+        # ... unless it is on one side only: a ball against an arm or a body, not of skin's
+        # colour (no ball is: the hand at the end of a sleeve)
         one_sided = occupied.sum(1) <= 4
-        ok = (cover > 0.2) & ((spill < self.config.max_spill) | one_sided) & ~through
+        against = one_sided & ~_skin_coloured(lab, self._cloth.lab())
+        ok = (cover > 0.2) & ((spill < self.config.max_spill) | against) & ~through
         blurred = np.zeros(n, bool) if streak is None else streak
         # ... and something clearly not cloth (a blur streak's middle is the cloth's colour
         # mixed with the ball's)
