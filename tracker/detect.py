@@ -705,14 +705,15 @@ def _streak_centre(blob: np.ndarray, r: float, found: int, stood: np.ndarray | N
     else None. Balls in a row are found one by one, a cue is narrower, a bigger blob wider. (A
     shorter streak is found as two or three discs along it, which ``_dedupe`` makes one.)
 
-    ``stood``: where the balls of the last answer stood (M, 2), in the box's px, when none
-    stood where a disc was found. The band is then a streak however many discs were found in
-    it, from ``_SHORT_STREAK`` radii long, where the nearest of them lies a radius or more
-    behind its middle, along it (within ``_STREAK_AXIS_DEG``), and none on the band ahead of
-    its middle: a blur of 1.6 radii or more, from a camera whose shutter is open most of the
-    frame, shows a head and a tail further apart than ``_dedupe`` takes for one ball. Balls in
-    a row stood there before, and two balls rolling side by side, touching, stood on either
-    side of their band's middle."""
+    ``stood``: where the balls of the last answer stood (M, 2), in the box's px. The band is
+    then a streak however many discs were found in it, from ``_SHORT_STREAK`` radii long,
+    where the nearest of them lies a radius or more behind its middle, along it (within
+    ``_STREAK_AXIS_DEG``), and none on the band ahead of its middle: a blur of 1.6 radii or
+    more, from a camera whose shutter is open most of the frame, shows a head and a tail
+    further apart than ``_dedupe`` takes for one ball (a ball struck from rest leaves its
+    place at the band's tail). Balls in a row, and two balls rolling side by side, touching,
+    stood on either side of their band's middle; a ball rolling up to one at rest, behind it
+    and ahead."""
     cov = _blob_cov(blob)
     if cov is None:
         return None
@@ -1737,15 +1738,9 @@ class BallDetector:
             soft = soft * g["room"][y0 + by:y0 + by + bh, x0 + bx:x0 + bx + bw]
         found = self._explain_blob(soft, bx + ox, by + oy, r, intruding, part.flat[sl])
         if not intruding and np.hypot(bw, bh) >= _SHORT_STREAK * r:  # long enough for a streak
-            box = np.array([window[0] + bx + ox, window[1] + by + oy], float)
             stood = self._stood(prep)
             if stood is not None:
-                stood = stood - box
-                at = (np.array([f[:2] for f in found], float).reshape(-1, 2)
-                      - (box - window[:2]))
-                if len(at) and np.hypot(*(at[:, None] - stood[None]).transpose(2, 0, 1)
-                                        ).min() < 0.5 * r:
-                    stood = None  # a ball stood where a disc is found
+                stood = stood - [window[0] + bx + ox, window[1] + by + oy]
             streak = _streak_centre(blob, r, len(found), stood)
             if streak is not None:  # one fast ball blurred along its path
                 return [(streak[0] + bx + ox, streak[1] + by + oy, True)]
