@@ -42,6 +42,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from make_variants import clip_paths
 from scipy.optimize import linear_sum_assignment
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -198,11 +199,7 @@ def main(argv=None) -> None:
         if len(gains) != 3 or min(gains) <= 0:
             p.error("--white-balance takes three positive gains, B,G,R")
         edit = white_balance(gains, args.wb_from, args.over)
-    paths = ([args.dir / f"{c}.mp4" for c in args.clips] if args.clips
-             else sorted(args.dir.glob("[!.]*.mp4")))
-    for path in paths:
-        if not path.exists() or not path.with_suffix(".truth.json").exists():
-            p.error(f"{path}: no such clip with its truth")
+    paths = clip_paths(p, args.dir, args.clips)
     print(f"{'clip':18} {'frames':>6} {'visible':>8} {'recall':>8} {'precis.':>8} "
           f"{'colour':>8} {'rest med':>8} {'rest p95':>8} {'mov p95':>8} {'cpu fps':>8}")
     rows = []

@@ -63,6 +63,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from bench_track import score  # the same identity-switch count as the tracker benchmark
+from make_variants import clip_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -402,10 +403,7 @@ def main(argv=None) -> None:
     if args.repeat < 1:
         p.error("--repeat must be at least 1")
     ready_kernels()
-    paths = [args.dir / f"{c}.mp4" for c in args.clips] or sorted(args.dir.glob("[!.]*.mp4"))
-    for path in paths:
-        if not path.exists() or not path.with_suffix(".truth.json").exists():
-            p.error(f"{path}: no such clip with its truth")
+    paths = clip_paths(p, args.dir, args.clips)
     if args.live:
         main_live(paths)
         return

@@ -21,11 +21,8 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
-from dataclasses import replace
-from fractions import Fraction
 from pathlib import Path
 
-import av
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,10 +30,11 @@ sys.path.insert(0, str(ROOT))
 
 import tracker.sim.make as make  # noqa: E402
 from tracker.sim.truth import truth_paths  # noqa: E402
-from tracker.video import probe, read_frames  # noqa: E402
+from tracker.video import VideoWriter, probe, read_frames  # noqa: E402
 
 SAMPLES = ROOT / "sample_videos"
 CRF = 26  # as the sample clips
+SHUTTER_SAMPLES = 13  # instants a frame's blur is made of (the sample clips: 7 over half a frame)
 
 
 def camera_like(src: Path, out: Path, kbps: int, noise: float, seed: int = 0) -> None:
@@ -45,38 +43,25 @@ def camera_like(src: Path, out: Path, kbps: int, noise: float, seed: int = 0) ->
     info = probe(src)
     rng = np.random.default_rng(seed)
     tmp = out.with_name(f".{out.name}")
-    with av.open(str(tmp), "w") as container:
-        stream = container.add_stream("libx264",
-                                      rate=Fraction(info["fps"]).limit_denominator(1001))
-        stream.width, stream.height, stream.pix_fmt = info["width"], info["height"], "yuv420p"
-        stream.bit_rate = kbps * 1000
-        stream.options = {"preset": "veryfast"}
+    with VideoWriter(tmp, (info["width"], info["height"]), info["fps"], preset="veryfast",
+                     kbps=kbps) as writer:
         for image in read_frames(src):
             noisy = image + rng.normal(0.0, noise, image.shape).astype(np.float32)
-            frame = av.VideoFrame.from_ndarray(np.clip(noisy, 0, 255).astype(np.uint8),
-                                               format="bgr24")
-            for packet in stream.encode(frame):
-                container.mux(packet)
-        for packet in stream.encode(None):
-            container.mux(packet)
+            writer.write(np.clip(noisy, 0, 255).astype(np.uint8))
     for a, b in zip(truth_paths(src), truth_paths(out)):
         shutil.copyfile(a, b)
     tmp.replace(out)
 
 
-def full_shutter(name: str, out: Path, exposure: float) -> None:
-    """Scenario ``name`` rendered with the shutter open ``exposure`` of each frame, to
-    ``out`` with its truth."""
-    spec = make.clip_spec
-
-    def opened(sc, **overrides):
-        return replace(spec(sc, **overrides), exposure=exposure, blur_samples=13)
-
-    make.clip_spec = opened
-    try:
-        make.make_clip(name, out, seed=0, crf=CRF)
-    finally:
-        make.clip_spec = spec
+def clip_paths(p: argparse.ArgumentParser, folder: Path, names: list[str]) -> list[Path]:
+    """The clips ``names`` of ``folder`` (every clip there when none is named), each with its
+    truth beside it; a parser error for one without."""
+    paths = ([folder / f"{c}.mp4" for c in names] if names
+             else sorted(folder.glob("[!.]*.mp4")))
+    for path in paths:
+        if not path.exists() or not path.with_suffix(".truth.json").exists():
+            p.error(f"{path}: no such clip with its truth")
+    return paths
 
 
 def main(argv=None) -> None:
@@ -104,7 +89,8 @@ def main(argv=None) -> None:
         if args.variant == "camera":
             camera_like(SAMPLES / f"{name}.mp4", out, args.kbps, args.noise)
         else:
-            full_shutter(name, out, args.exposure)
+            make.make_clip(name, out, seed=0, crf=CRF, exposure=args.exposure,
+                           blur_samples=SHUTTER_SAMPLES)
         print(f"{out}: made", flush=True)
 
 

@@ -1943,7 +1943,8 @@ class BallDetector:
         # ... unless it is on one side only: a ball against an arm or a body, not of skin's
         # colour (no ball is: the hand at the end of a sleeve)
         one_sided = occupied.sum(1) <= 4
-        against = one_sided & ~_skin_coloured(lab, self._cloth.lab())
+        cloth = self._cloth.lab()
+        against = one_sided & ~_skin_coloured(lab, cloth)
         ok = (cover > 0.2) & ((spill < self.config.max_spill) | against) & ~through
         blurred = np.zeros(n, bool) if streak is None else streak
         # ... and something clearly not cloth (a blur streak's middle is the cloth's colour
@@ -1955,7 +1956,7 @@ class BallDetector:
         # darkened, and unlit (every ball, a black one too, shows the lamps' highlight within
         # 0.6 radii of its centre; a shadow is lit nowhere off its neighbours' discs: ``lit``)
         ok &= (~crowded | blurred
-               | ((solid >= 0.4) & (lit | ~_shadow_coloured(lab, self._cloth.lab()))))
+               | ((solid >= 0.4) & (lit | ~_shadow_coloured(lab, cloth))))
         # balls whose windows overlap a neighbour's: the dark gaps and shadows between them
         # fill their windows unevenly, so their outline where it meets the cloth places them
         # (discs nearer than 1.6 radii are pieces of one blurred ball, not balls side by side)

@@ -20,15 +20,16 @@ class VideoWriter:
     """Writes BGR frames to an H.264 MP4 file (yuv420p, so every player can show it).
 
     ``crf`` trades size for quality (lower is better; 18 is visually lossless), ``preset`` the
-    encoder's speed for size. With ``background`` frames are encoded on a thread of their own
-    (up to ``depth`` waiting), beside the work that makes the next one; an error there is raised
-    by the next ``write`` or by ``close``. Use as a context manager; frames must all have the
-    size given at construction.
+    encoder's speed for size; ``kbps``, when given, holds the bitrate instead of the quality.
+    With ``background`` frames are encoded on a thread of their own (up to ``depth`` waiting),
+    beside the work that makes the next one; an error there is raised by the next ``write`` or
+    by ``close``. Use as a context manager; frames must all have the size given at
+    construction.
     """
 
     def __init__(self, path: str | os.PathLike, size: tuple[int, int], fps: float,
                  crf: int = 23, preset: str = "medium", background: bool = False,
-                 depth: int = 4):
+                 depth: int = 4, kbps: int | None = None):
         w, h = size
         if w % 2 or h % 2:
             raise ValueError(f"H.264 yuv420p needs an even frame size, got {w}x{h}")
@@ -39,7 +40,11 @@ class VideoWriter:
         self._stream = self._container.add_stream("libx264", rate=rate)
         self._stream.width, self._stream.height = w, h
         self._stream.pix_fmt = "yuv420p"
-        self._stream.options = {"crf": str(crf), "preset": preset}
+        if kbps is None:
+            self._stream.options = {"crf": str(crf), "preset": preset}
+        else:  # a constant bitrate, as a camera's encoder writes
+            self._stream.bit_rate = kbps * 1000
+            self._stream.options = {"preset": preset}
         self.frames = 0
         self._queue: queue.Queue | None = None
         self._error: BaseException | None = None

@@ -28,7 +28,8 @@ def parse_resolution(text: str) -> tuple[int, int]:
 def clip_spec(sc: Scenario, *, camera: str | None = None, resolution: str | None = None,
               fps: float | None = None, height_mm: float | None = None,
               tilt_deg: float | None = None, k1: float | None = None,
-              crf: int | None = None) -> ClipSpec:
+              crf: int | None = None, exposure: float | None = None,
+              blur_samples: int | None = None) -> ClipSpec:
     size = parse_resolution(resolution or sc.resolution)
     cam = camera_for(camera or sc.camera, size,
                      height_mm=sc.height_mm if height_mm is None else height_mm,
@@ -36,7 +37,8 @@ def clip_spec(sc: Scenario, *, camera: str | None = None, resolution: str | None
                      k1=sc.k1 if k1 is None else k1)
     spec = ClipSpec(camera=cam, fps=fps or sc.fps, look=sc.look, lighting=sc.lighting,
                     graphics=sc.graphics)
-    return replace(spec, crf=crf) if crf is not None else spec
+    given = {"crf": crf, "exposure": exposure, "blur_samples": blur_samples}
+    return replace(spec, **{k: v for k, v in given.items() if v is not None})
 
 
 def referee_results(sc: Scenario, shots: list[dict]) -> list[dict]:
@@ -54,7 +56,8 @@ def referee_results(sc: Scenario, shots: list[dict]) -> list[dict]:
 def make_clip(name: str, out_path: str | Path, seed: int = 0,
               progress: Callable[[int, int], None] | None = None, **overrides) -> dict:
     """Simulates scenario ``name``, renders it to ``out_path`` and writes the truth beside it.
-    ``overrides``: camera, resolution, fps, height_mm, tilt_deg, k1, crf. Returns the truth."""
+    ``overrides``: camera, resolution, fps, height_mm, tilt_deg, k1, crf, exposure (the share
+    of each frame the shutter is open), blur_samples. Returns the truth."""
     if name not in SCENARIOS:
         raise KeyError(name)
     sc = SCENARIOS[name]
