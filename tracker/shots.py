@@ -185,6 +185,10 @@ class _Shot:
     grazed: dict[str, float] = field(default_factory=dict)  # id -> when the white came by
     # id -> when the white, through its place, was next away from it
     left: dict[str, float] = field(default_factory=dict)
+    # id -> (2,) mm where the white came within reach of it on the way through its place, and
+    # where it was when it was next away from it
+    came_from: dict[str, np.ndarray] = field(default_factory=dict)
+    went_to: dict[str, np.ndarray] = field(default_factory=dict)
     hit_at: dict[str, list[float]] = field(default_factory=dict)  # id -> its contacts' t
     classes: dict[str, str] = field(default_factory=dict)
     judged: set[str] = field(default_factory=set)  # balls gone through, jumped or not known
@@ -278,6 +282,19 @@ def _first_root(p: np.ndarray, v: np.ndarray, dist: float, lo: float, hi: float)
         return None
     s = (-b - np.sqrt(disc)) / a
     return float(s) if lo <= s <= hi else None
+
+
+def _went_over(came_from: np.ndarray | None, ball: np.ndarray, went_to: np.ndarray | None
+               ) -> bool:
+    """Whether the white, which came within reach of the resting ``ball`` at ``came_from`` and
+    was next out of it at ``went_to`` (each (2,) mm, or None when not known), went from one
+    side of it to the other: the ball's centre between the two along the white's way. A white
+    struck away from a ball it touched, measured once over it (a cue's tip or its own blur
+    taken for it), went over nothing."""
+    if came_from is None or went_to is None:
+        return True
+    way = went_to - came_from
+    return bool((ball - came_from) @ way > 0 and (went_to - ball) @ way > 0)
 
 
 def _closest(p: np.ndarray, v: np.ndarray, lo: float, hi: float) -> tuple[float, float]:
@@ -1105,15 +1122,18 @@ class ShotTracker:
         for tid in shot.passed.keys() - shot.left.keys():
             if np.hypot(*(w - shot.rest_xy[tid])) >= near:
                 shot.left[tid] = state.t
+                shot.went_to[tid] = w.copy()
         was_out = np.hypot(*(a - rest).T) >= near
         for m in np.flatnonzero(gap < near):
             tid = ids[m]
-            if gap[m] < self.config.pass_frac * D and tid not in shot.passed:
-                shot.passed[tid] = (state.frame, state.t)
             if was_out[m] or tid not in shot.grazed:
                 # a new approach: when the white came a diameter from it (or nearest)
                 root = _first_root(a - rest[m], ab, D, 0.0, 1.0)
                 shot.grazed[tid] = state.t - dt + dt * (s[m] if root is None else root)
+                if tid not in shot.passed:
+                    shot.came_from[tid] = a + ab * (0.0 if root is None else root)
+            if gap[m] < self.config.pass_frac * D and tid not in shot.passed:
+                shot.passed[tid] = (state.frame, state.t)
 
     def _jumps(self, shot: _Shot, now: float, end: bool = False) -> list[dict]:
         """The jumps now known: a ball the white went through was jumped unless it was set
@@ -1131,6 +1151,8 @@ class ShotTracker:
             if moved and (left is None or min(moved) <= left):
                 continue
             if not moved and (tid in shot.struck or tid in shot.moved):
+                continue
+            if not _went_over(shot.came_from.get(tid), shot.rest_xy[tid], shot.went_to.get(tid)):
                 continue
             events.append({"type": "jump", "frame": frame, "t": t, "ball": "white",
                            "class": "white", "over": tid})

@@ -1556,10 +1556,21 @@ class BallTracker:
         """(N,) bool: the candidate's straight path, traced back to the last sighting of each
         of ``tracks``, passes over where that track was left at rest (within a ball diameter
         and the image noise): the ball was set moving while it went unseen (a colour misread
-        struck by the cue, or a ball kissed out of sight)."""
+        struck by the cue, or a ball kissed out of sight). A candidate at rest or rolling
+        slowly was that ball when it was first seen within half a diameter of its place."""
         c = self.config
         out = np.zeros(len(tracks), bool)
-        if cd.hits < 2 or not self._moving_candidate(cd):
+        if cd.hits < 2:
+            return out
+        if not self._moving_candidate(cd):
+            # rolling slowly, or at rest: it was first seen within half a diameter of where
+            # the ball lay (knocked there while a blur beside it hid it, or while hidden)
+            first = cd.xys[0]
+            for i, tr in enumerate(tracks):
+                if not tr.moving and tr.status == "predicted":
+                    reach = (c.table.ball_diameter_mm / 2
+                             + 3 * float(self.model.sigma_image_mm(tr.kf.x[:2])[0]))
+                    out[i] = float(np.hypot(*(tr.kf.x[:2] - first))) <= reach
             return out
         for i, tr in enumerate(tracks):
             if tr.moving or tr.status != "predicted":

@@ -156,6 +156,29 @@ def test_a_white_unseen_just_after_it_left_its_place_started_the_shot_then():
     assert [e["over"] for e in out if e["type"] == "jump"] == ["red_01"]
 
 
+@pytest.mark.parametrize("over", [False, True])
+def test_a_white_struck_away_from_a_red_it_touched_and_seen_once_over_it_jumped_nothing(over):
+    """touching, filmed with the shutter open all frame, frame 79: the white, touching a red,
+    struck away from it, was found once 35 mm from the red's centre (a disc on the cue beside
+    the red; its own blur was too faint) and next 2 diameters away on the side it started:
+    it went over nothing. Sent on through the red's place to its far side, it jumped it."""
+    shots = ShotTracker()
+    out = []
+    red = (700.0, 2600.0, 0.0, 0.0)
+    far = (300.0, 1000.0, 0.0, 0.0)
+    way = np.array([0.0, -60.0]) if over else np.array([40.0, 40.0])  # mm a frame
+    for f in range(90):
+        k = min(f - 30, 8)
+        white = (700.0, 2652.5, 0.0, 0.0)
+        if f == 30:
+            white = (677.5, 2627.3, -700.0, -800.0)
+        elif f > 30:
+            v = way * 30.0 if f - 30 <= 8 else (0.0, 0.0)  # at rest again after 8 frames
+            white = (*(np.array(white[:2]) + k * way), *v)
+        out += shots.update(_state(f, {"white": white, "red_01": red, "red_02": far}))
+    assert [e["over"] for e in out if e["type"] == "jump"] == (["red_01"] if over else [])
+
+
 @pytest.mark.parametrize("name", ["double_kiss", "miss", "touching", "occlusion", "in_off"])
 def test_cushions_and_contacts_match_the_truth(name):
     """Every cushion of the truth is found, named and dated within two frames, and every
