@@ -70,10 +70,11 @@ _SINGLE = np.array([c != "red" for c in BALL_CLASSES])
 # Hue noise (degrees) of a colour of chroma 1: a* and b* are each good to ~3 units.
 _HUE_NOISE = 170.0
 # Shares of the cloth's colour in a blurred ball's body colour, and the classes that show it:
-# the white, brightest, turns to the cloth's colour where the others mostly darken (letting
-# them blur too would make a blurred red a brown).
+# the white and the pink, lighter than the cloth, turn to its colour where the others mostly
+# darken (letting them blur too would make a blurred red a brown). A pink struck away fast
+# otherwise looks most like a blurred white, and takes the white's name from the white.
 _BLUR_SHARES = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
-_BLURS = np.flatnonzero([c == "white" for c in BALL_CLASSES])
+_BLURS = np.flatnonzero([c in ("white", "pink") for c in BALL_CLASSES])
 
 
 def features(lab: np.ndarray, cloth_lightness: float) -> np.ndarray:
@@ -265,7 +266,8 @@ class ColourClassifier:
     stay_bonus: what a ball being the class last seen where it is is worth (falling off over
         two ball radii).
     memory_frames: how many frames a class's last sighting is remembered.
-    blur_cost: cost of a white blurred over the cloth, per unit share of the cloth's colour.
+    blur_cost: cost of a white or a pink blurred over the cloth, per unit share of the
+        cloth's colour.
     """
 
     table: SnookerTableSpec = SNOOKER
@@ -299,8 +301,8 @@ class ColourClassifier:
              stds: np.ndarray | None = None, cloth: np.ndarray | None = None) -> np.ndarray:
         """(N, 3) features -> (N, 8) negative log-likelihood of each class (up to a constant).
         The hue of a weakly coloured ball is uncertain: its spread grows as 1 / chroma. Given
-        the cloth's features ``cloth`` (3,), the white may also be blurred over the cloth, at
-        ``blur_cost`` per unit share of cloth."""
+        the cloth's features ``cloth`` (3,), the white and the pink may also be blurred over
+        the cloth, at ``blur_cost`` per unit share of cloth."""
         m = self.means if means is None else means
         sd = self.stds if stds is None else stds
         return _Costs(feats, sd, self.blur_cost, cloth)(m)
