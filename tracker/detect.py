@@ -351,9 +351,10 @@ _STILL = 0.25
 # white was, or off a white that stood still)
 _BLUR_MOVE = (0.6, 6.0)
 _BLUR_AXIS_DEG = 45.0
-# the shortest blur streak (radii) of a ball that moved: longer than two balls touching; it
-# came along its band within this angle (degrees)
-_SHORT_STREAK = 3.6
+# the shortest blur band (radii) taken for one ball that moved: a blur of a radius a frame
+# (the discs found at its ends, 1 to 1.6 radii apart, would be taken for one ball at one of
+# them); it came along its band within this angle (degrees)
+_SHORT_STREAK = 3.0
 _STREAK_AXIS_DEG = 30.0
 # a lone ball seen within this angle (degrees) of straight down shows its own outline all
 # round (the shadow under it stays hidden below it); its centre is then the mean of the
@@ -696,8 +697,8 @@ def _cut(comp: np.ndarray, sel: np.ndarray, window: tuple[int, int, int, int],
     return bool(edges) and bool(sel[np.concatenate(edges)].any())
 
 
-def _streak_centre(blob: np.ndarray, r: float, found: int, stood: np.ndarray | None = None
-                   ) -> tuple[float, float] | None:
+def _streak_centre(blob: np.ndarray, r: float, found: int, stood: np.ndarray | None = None,
+                   going: np.ndarray | None = None) -> tuple[float, float] | None:
     """The middle (x, y) of ``blob`` (bool, its box) when it is one ball's blur streak: a
     straight band as wide as a ball all along (1.6 to 2.6 radii ``r``) and longer than two and
     a half balls (5 radii), with round ends, filling that shape (as wide as it is, up to a
@@ -708,12 +709,16 @@ def _streak_centre(blob: np.ndarray, r: float, found: int, stood: np.ndarray | N
     ``stood``: where the balls of the last answer stood (M, 2), in the box's px. The band is
     then a streak however many discs were found in it, from ``_SHORT_STREAK`` radii long,
     where the nearest of them lies a radius or more behind its middle, along it (within
-    ``_STREAK_AXIS_DEG``), and none on the band ahead of its middle: a blur of 1.6 radii or
-    more, from a camera whose shutter is open most of the frame, shows a head and a tail
-    further apart than ``_dedupe`` takes for one ball (a ball struck from rest leaves its
-    place at the band's tail). Balls in a row, and two balls rolling side by side, touching,
-    stood on either side of their band's middle; a ball rolling up to one at rest, behind it
-    and ahead."""
+    ``_STREAK_AXIS_DEG``), and none on the band ahead of its middle: a blur of a radius or
+    more, from a camera whose shutter is open most of the frame, shows a head and a tail, one
+    of which ``_dedupe`` keeps for the ball, or both, further apart than it takes for one ball
+    (a ball struck from rest leaves its place at the band's tail). Balls in a row, and two
+    balls rolling side by side, touching, stood on either side of their band's middle; a ball
+    rolling up to one at rest, behind it and ahead. ``going`` (M, 2), how far each of them
+    had gone since the answer before, in the same px: the nearest may then lie half a radius
+    or more behind the middle when it was going towards it at a radius or more a frame (a
+    blur of 1 to 2 radii: the last answer held the ball at its blur's head, where this blur's
+    tail begins)."""
     cov = _blob_cov(blob)
     if cov is None:
         return None
@@ -744,8 +749,12 @@ def _streak_centre(blob: np.ndarray, r: float, found: int, stood: np.ndarray | N
         k = int(np.argmin(np.hypot(at, off)))
         gone = float(np.hypot(at[k], off[k]))
         on_band = (np.abs(off) < r) & (np.abs(at) < length / 2 + r)
-        if (gone < r or abs(at[k]) < np.cos(np.radians(_STREAK_AXIS_DEG)) * gone
-                or (on_band & (at * at[k] < 0)).any()):
+        cos = np.cos(np.radians(_STREAK_AXIS_DEG))
+        came = gone >= r
+        if not came and going is not None and gone >= 0.5 * r:
+            step = float(np.hypot(*going[k]))
+            came = step >= r and float(-rel[k] @ going[k]) >= cos * step * gone
+        if not came or abs(at[k]) < cos * gone or (on_band & (at * at[k] < 0)).any():
             return None
     return float(cx), float(cy)
 
@@ -1741,9 +1750,9 @@ class BallDetector:
             stood = self._stood(prep)
             if stood is not None:
                 stood = stood - [window[0] + bx + ox, window[1] + by + oy]
-            streak = _streak_centre(blob, r, len(found), stood)
+            streak = _streak_centre(blob, r, len(found), stood, self._going(prep))
             if streak is not None:  # one fast ball blurred along its path
-                return [(streak[0] + bx + ox, streak[1] + by + oy, True)]
+                return [(streak[0] + (bx + ox), streak[1] + (by + oy), True)]
         if intruding:
             wx, wy, ww, wh = (int(v) for v in part.wstats[w_id, :4])
             piece = (whole[wy:wy + wh, wx:wx + ww] == w_id).astype(np.float32)
@@ -1988,6 +1997,14 @@ class BallDetector:
         if last is None:
             return None
         return (last.xy_px - prep.roi[:2] + 0.5) / prep.grid["factor"] - 0.5
+
+    def _going(self, prep: _Frame) -> np.ndarray | None:
+        """How far each ball of the last answer had gone (M, 2) from the nearest ball of the
+        answer before, in work-image px; None without both."""
+        last, before = self._last, self._before
+        if last is None or before is None or not len(last) or not len(before):
+            return None
+        return _from_nearest(last.xy_px, before.xy_px)[0] / prep.grid["factor"]
 
     def _own_blur(self, xy_px: np.ndarray, r: np.ndarray, opposite: np.ndarray) -> np.ndarray:
         """(N,) bool: each ball at ``xy_px`` (N, 2), radius ``r`` (N,), whose ring is filled on

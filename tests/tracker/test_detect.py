@@ -18,7 +18,13 @@ from calibration.calibrate import Calibration
 from calibration.camera import Camera
 from calibration.specs import BALL_CLASSES, SNOOKER
 from tracker.colour import ColourClassifier
-from tracker.detect import _RELEARN_LAG, BallDetector, Detections, DetectorConfig
+from tracker.detect import (
+    _RELEARN_LAG,
+    BallDetector,
+    Detections,
+    DetectorConfig,
+    _streak_centre,
+)
 from tracker.kernels import circles as _circles
 from tracker.sim.render import Capsule, Renderer
 from tracker.sim.scenarios import overhead_camera
@@ -709,7 +715,7 @@ def test_a_ball_blurred_over_several_diameters_is_found_at_the_middle_of_its_str
             assert dist.min() < balls.r_px[k, q], f"frame {k}: {balls.ids[q]} missed"
 
 
-@pytest.mark.parametrize("radii_a_frame", [2.5, 3.0, 4.0])
+@pytest.mark.parametrize("radii_a_frame", [1.2, 1.6, 2.0, 2.5, 3.0, 4.0])
 def test_a_ball_blurred_over_its_own_width_or_more_is_one_ball_at_the_middle_of_its_blur(
         overhead, radii_a_frame):
     """A camera whose shutter is open the whole frame blurs a red rolling 2.5 to 4 radii a
@@ -735,6 +741,30 @@ def test_a_ball_blurred_over_its_own_width_or_more_is_one_ball_at_the_middle_of_
         near = np.hypot(*(d.xy_px - c).T) < 3 * r
         assert near.sum() == 1, f"frame {k}: {d.xy_px[near]} on its blur"
         assert np.hypot(*(d.xy_px[near][0] - c)) < 0.3 * r, f"frame {k}"
+
+
+@pytest.mark.parametrize("going, streak", [((-14.0, 0.0), True), (None, False),
+                                            ((0.0, 0.0), False), ((0.0, -14.0), False)])
+def test_a_short_blur_band_whose_head_was_last_seen_behind_its_middle(going, streak):
+    """double_kiss with the shutter open all frame, frames 64-66: the white coming back off the
+    red at 1.7-1.9 radii a frame blurs into a band 3.7-3.9 radii long. The last answer held it
+    at its last blur's head, where this blur's tail begins: 0.9 radii behind the band's middle,
+    nearer than the radius a ball struck from rest leaves behind. Going towards the middle at a
+    radius or more a frame, it is the ball that blurred: one ball at the middle. Not known to
+    be going (no answer before), standing still, or going across: no streak."""
+    r = 7.8
+    blob = np.zeros((2 * 18, 2 * 40), np.uint8)
+    cv2.rectangle(blob, (int(20 + r), 10), (int(20 + 2.9 * r), int(10 + 2 * r)), 1, -1)
+    cv2.circle(blob, (int(20 + r), int(10 + r)), int(r), 1, -1)
+    cv2.circle(blob, (int(20 + 2.9 * r), int(10 + r)), int(r), 1, -1)
+    ys, xs = np.nonzero(blob)
+    middle = np.array([xs.mean(), ys.mean()])
+    stood = np.array([middle + (0.9 * r, 0.0), middle + (40.0, 30.0)])
+    moved = None if going is None else np.array([going, (0.0, 0.0)])
+    found = _streak_centre(blob.astype(bool), r, 2, stood, moved)
+    assert (found is not None) == streak
+    if streak:
+        assert np.hypot(*(np.array(found) - middle)) < 0.5
 
 
 def test_ball_size_is_measured_only_on_blobs_that_agree():
