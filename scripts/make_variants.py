@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -37,9 +38,10 @@ CRF = 26  # as the sample clips
 SHUTTER_SAMPLES = 13  # instants a frame's blur is made of (the sample clips: 7 over half a frame)
 
 
-def camera_like(src: Path, out: Path, kbps: int, noise: float, seed: int = 0) -> None:
+def camera_like(src: Path, out: Path, kbps: int, noise: float, seed: int = 0,
+                bar: tqdm | None = None) -> None:
     """``src`` with fresh sensor noise on every frame, encoded at ``kbps``, to ``out``; its
-    truth copied beside it."""
+    truth copied beside it. ``bar`` counts the frames."""
     info = probe(src)
     rng = np.random.default_rng(seed)
     tmp = out.with_name(f".{out.name}")
@@ -48,9 +50,19 @@ def camera_like(src: Path, out: Path, kbps: int, noise: float, seed: int = 0) ->
         for image in read_frames(src):
             noisy = image + rng.normal(0.0, noise, image.shape).astype(np.float32)
             writer.write(np.clip(noisy, 0, 255).astype(np.uint8))
+            if bar is not None:
+                bar.update()
     for a, b in zip(truth_paths(src), truth_paths(out)):
         shutil.copyfile(a, b)
     tmp.replace(out)
+
+
+def _counted(bar: tqdm):
+    """A ``make_clip`` progress callback that moves ``bar``."""
+    def progress(done: int, total: int) -> None:
+        bar.total = total
+        bar.update(done - bar.n)
+    return progress
 
 
 def clip_paths(p: argparse.ArgumentParser, folder: Path, names: list[str]) -> list[Path]:
@@ -86,11 +98,14 @@ def main(argv=None) -> None:
         if out.exists():
             print(f"{out}: kept")
             continue
-        if args.variant == "camera":
-            camera_like(SAMPLES / f"{name}.mp4", out, args.kbps, args.noise)
-        else:
-            make.make_clip(name, out, seed=0, crf=CRF, exposure=args.exposure,
-                           blur_samples=SHUTTER_SAMPLES)
+        src = SAMPLES / f"{name}.mp4"
+        with tqdm(total=probe(src)["frames"] or None, unit="frame", desc=name,
+                  leave=False) as bar:
+            if args.variant == "camera":
+                camera_like(src, out, args.kbps, args.noise, bar=bar)
+            else:
+                make.make_clip(name, out, seed=0, crf=CRF, exposure=args.exposure,
+                               blur_samples=SHUTTER_SAMPLES, progress=_counted(bar))
         print(f"{out}: made", flush=True)
 
 
