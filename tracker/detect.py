@@ -356,6 +356,9 @@ _BLUR_AXIS_DEG = 45.0
 # them); it came along its band within this angle (degrees)
 _SHORT_STREAK = 3.0
 _STREAK_AXIS_DEG = 30.0
+# the least variance (radii squared) of a blob's pixels along its long axis that may be a blur
+# band: three quarters of a band of ``_SHORT_STREAK`` radii's (a ball's is 0.25)
+_BAND_VARIANCE = 0.45
 # a lone ball seen within this angle (degrees) of straight down shows its own outline all
 # round (the shadow under it stays hidden below it); its centre is then the mean of the
 # centroid and the outline's circle, whose errors in compressed footage are half independent
@@ -722,9 +725,17 @@ def _streak_centre(blob: np.ndarray, r: float, found: int, stood: np.ndarray | N
     cov = _blob_cov(blob)
     if cov is None:
         return None
+    # the variance along its long axis (closed form): a band 3 radii long has 0.59 r^2 or
+    # more (1.6 to 2 radii wide), a ball 0.25 r^2
+    a, b, c = float(cov[0, 0]), float(cov[0, 1]), float(cov[1, 1])
+    long = (a + c) / 2 + float(np.hypot((a - c) / 2, b))
+    if long < _BAND_VARIANCE * r * r:
+        return None
+    axis = np.array([b, long - a]) if abs(b) > 1e-9 * (a + c) else np.array(
+        [1.0, 0.0] if a >= c else [0.0, 1.0])
+    axis /= np.hypot(*axis)
     ys, xs = np.nonzero(blob)
     cx, cy = xs.mean(), ys.mean()
-    axis = np.linalg.eigh(cov)[1][:, 1]
     along = (xs - cx) * axis[0] + (ys - cy) * axis[1]
     lo, hi = along.min(), along.max()
     length = hi - lo + 1.0
