@@ -742,9 +742,11 @@ def _streak_centre(blob: np.ndarray, r: float, found: int, stood: np.ndarray | N
     strict = length >= 5 * r and found < int(length / (2 * r))
     if not strict and (stood is None or not len(stood) or length < _SHORT_STREAK * r):
         return None
-    # the width (px per unit of length) between the two round ends
+    # the width (px per unit of length) between the two round ends, over three units (across
+    # a slanted band, the pixels' rows fall unevenly into single units)
     bins = np.floor(along - lo).astype(int)
-    width = np.bincount(bins, minlength=int(np.ceil(length)))
+    width = np.convolve(np.bincount(bins, minlength=int(np.ceil(length))), np.ones(3) / 3,
+                        "same")
     inner = width[int(np.ceil(r)):max(int(length - r), int(np.ceil(r)) + 1)]
     if not len(inner) or inner.min() < 1.6 * r or inner.max() > 2.6 * r:
         return None

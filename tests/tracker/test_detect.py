@@ -767,6 +767,25 @@ def test_a_short_blur_band_whose_head_was_last_seen_behind_its_middle(going, str
         assert np.hypot(*(np.array(found) - middle)) < 0.5
 
 
+@pytest.mark.parametrize("degrees", [0, 30, 45, 60])
+def test_a_blur_band_slanted_across_the_pixels_is_as_wide_as_a_ball_all_along(degrees):
+    """touching with the shutter open all frame, frame 84: the white's blur band, 4.6 radii
+    long at 45 degrees, measured 1.6 to 3.2 radii wide a pixel's length at a time (across a
+    slanted band the pixels' rows fall one or two to a unit of its length) and was no band.
+    A band at any slant is one ball's blur, at its middle."""
+    r = 6.2
+    blob = np.zeros((60, 60), np.uint8)
+    way = np.array([np.cos(np.radians(degrees)), np.sin(np.radians(degrees))])
+    ends = [np.round((30.0 + s * 1.3 * r * way) * 16).astype(int) for s in (-1, 1)]
+    cv2.line(blob, tuple(ends[0]), tuple(ends[1]), 1, int(round(2 * r)), shift=4)
+    for end in ends:
+        cv2.circle(blob, tuple(end), int(round(16 * r)), 1, -1, shift=4)
+    ys, xs = np.nonzero(blob)
+    middle = np.array([xs.mean(), ys.mean()])
+    found = _streak_centre(blob.astype(bool), r, 2, np.array([middle - 2.5 * r * way]))
+    assert found is not None and np.hypot(*(np.array(found) - middle)) < 0.5
+
+
 def test_ball_size_is_measured_only_on_blobs_that_agree():
     """Lone round blobs whose clearly-not-cloth cores agree set the balls' apparent size (a
     calibration whose scale is off); three that disagree (a hand, the cue's tip beside a ball)
