@@ -1562,27 +1562,23 @@ class BallTracker:
         out = np.zeros(len(tracks), bool)
         if cd.hits < 2:
             return out
-        if not self._moving_candidate(cd):
-            # rolling slowly, or at rest: it was first seen within half a diameter of where
-            # the ball lay (knocked there while a blur beside it hid it, or while hidden)
-            first = cd.xys[0]
-            for i, tr in enumerate(tracks):
-                if not tr.moving and tr.status == "predicted":
-                    reach = (c.table.ball_diameter_mm / 2
-                             + 3 * float(self.model.sigma_image_mm(tr.kf.x[:2])[0]))
-                    out[i] = float(np.hypot(*(tr.kf.x[:2] - first))) <= reach
-            return out
+        moving = self._moving_candidate(cd)
         for i, tr in enumerate(tracks):
             if tr.moving or tr.status != "predicted":
+                continue
+            noise = 3 * float(self.model.sigma_image_mm(tr.kf.x[:2])[0])
+            if not moving:
+                # rolling slowly, or at rest: it was first seen within half a diameter of where
+                # the ball lay (knocked there while a blur beside it hid it, or while hidden)
+                gap = float(np.hypot(*(tr.kf.x[:2] - cd.xys[0])))
+                out[i] = gap <= c.table.ball_diameter_mm / 2 + noise
                 continue
             a = cd.xy + cd.velocity * (min(tr.last_seen_t, cd.first_t) - cd.t)
             ab = cd.xy - a
             rel = tr.kf.x[:2] - a
             s = float(np.clip(rel @ ab / max(ab @ ab, 1e-9), 0.0, 1.0))
             gap = float(np.hypot(*(rel - s * ab)))
-            reach = (c.table.ball_diameter_mm + c.candidate_gate_mm
-                     + 3 * float(self.model.sigma_image_mm(tr.kf.x[:2])[0]))
-            out[i] = gap <= reach
+            out[i] = gap <= c.table.ball_diameter_mm + c.candidate_gate_mm + noise
         return out
 
     def _confirm_red(self, cd: _Candidate, t: float, frame: int) -> bool:
