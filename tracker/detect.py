@@ -938,6 +938,8 @@ class BallDetector:
         # in
         self._last: Detections | None = None
         self._before: Detections | None = None
+        # the last answer, the one before and ``_going``'s steps between them
+        self._steps: tuple = (None, None, None)
         self._seen: np.ndarray | None = None
         self._seen_sum: np.ndarray | None = None  # B + G + R of ``_seen`` on a coarse grid
         # where on a sparser grid each channel of ``_seen`` is measured, what it was, its levels
@@ -978,6 +980,7 @@ class BallDetector:
         self.size_ratio = None
         self._glint_at = self._glint_from = None
         self._last = self._before = None
+        self._steps = (None, None, None)
         self._seen = None
         self._seen_sum = self._seen_most = self._seen_px = None
         self._cast = self._ref_px = None
@@ -1763,7 +1766,9 @@ class BallDetector:
             stood = self._stood(prep)
             if stood is not None:
                 stood = stood - [window[0] + bx + ox, window[1] + by + oy]
-            streak = _streak_centre(blob, r, len(found), stood, self._going(prep))
+            going = self._going()
+            streak = _streak_centre(blob, r, len(found), stood,
+                                    None if going is None else going / prep.grid["factor"])
             if streak is not None:  # one fast ball blurred along its path
                 return [(streak[0] + (bx + ox), streak[1] + (by + oy), True)]
         if intruding:
@@ -2011,13 +2016,15 @@ class BallDetector:
             return None
         return (last.xy_px - prep.roi[:2] + 0.5) / prep.grid["factor"] - 0.5
 
-    def _going(self, prep: _Frame) -> np.ndarray | None:
+    def _going(self) -> np.ndarray | None:
         """How far each ball of the last answer had gone (M, 2) from the nearest ball of the
-        answer before, in work-image px; None without both."""
+        answer before, in picture px; None without both. Made once for each pair of answers."""
         last, before = self._last, self._before
         if last is None or before is None or not len(last) or not len(before):
             return None
-        return _from_nearest(last.xy_px, before.xy_px)[0] / prep.grid["factor"]
+        if self._steps[0] is not last or self._steps[1] is not before:
+            self._steps = (last, before, _from_nearest(last.xy_px, before.xy_px)[0])
+        return self._steps[2]
 
     def _own_blur(self, xy_px: np.ndarray, r: np.ndarray, opposite: np.ndarray) -> np.ndarray:
         """(N,) bool: each ball at ``xy_px`` (N, 2), radius ``r`` (N,), whose ring is filled on
@@ -2025,12 +2032,12 @@ class BallDetector:
         ``refine_windows`` counts them) only along the way it came from the nearest ball of the
         last answer, ``_BLUR_MOVE`` radii away, which was going that way then (from the
         nearest ball of the answer before): its own blur, ahead and behind it."""
-        last, before = self._last, self._before
+        steps = self._going()
         out = np.zeros(len(xy_px), bool)
-        if last is None or before is None or not len(last) or not len(before):
+        if steps is None:
             return out
-        way, j = _from_nearest(xy_px, last.xy_px)
-        going, _ = _from_nearest(last.xy_px[j], before.xy_px)
+        way, j = _from_nearest(xy_px, self._last.xy_px)
+        going = steps[j]
         moved = np.hypot(way[:, 0], way[:, 1]) / r
         came = np.degrees(np.arctan2(way[:, 1], way[:, 0]))
         on = (_degrees_apart(np.degrees(np.arctan2(going[:, 1], going[:, 0])), came, 360.0)
