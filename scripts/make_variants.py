@@ -7,13 +7,15 @@ each frame. Two variants:
 
     python scripts/make_variants.py camera DIR [CLIPS]   # sensor noise, encoded at 4 Mbit/s
     python scripts/make_variants.py shutter DIR [CLIPS]  # rendered again, shutter open all frame
+    python scripts/make_variants.py camera DIR2 --source DIR  # both: DIR's clips, noisy
 
 ``camera``: every decoded frame of the clip with fresh Gaussian sensor noise (``--noise``, 2
 levels) encoded at a constant bitrate (``--kbps``, 4000) by x264's ``veryfast`` preset, as a
-camera's encoder does; the truth is the clip's own. ``shutter``: the clip's scenario simulated
-and rendered again (the same seed, so the same play) with the shutter open for ``--exposure``
-(1.0) of each frame, a ball's blur as long as its way in a frame (25 to 60 s a clip). A clip
-already made in DIR is kept.
+camera's encoder does; the truth is the clip's own; ``--source`` takes the clips of another
+folder in place of the sample clips (the full-shutter ones: a club's camera, both at once).
+``shutter``: the clip's scenario simulated and rendered again (the same seed, so the same
+play) with the shutter open for ``--exposure`` (1.0) of each frame, a ball's blur as long as
+its way in a frame (25 to 60 s a clip). A clip already made in DIR is kept.
 """
 
 from __future__ import annotations
@@ -86,19 +88,27 @@ def main(argv=None) -> None:
                    help="camera: sensor noise, 8-bit levels (default 2)")
     p.add_argument("--exposure", type=float, default=1.0,
                    help="shutter: the share of each frame it is open (default 1)")
+    p.add_argument("--source", type=Path, default=SAMPLES,
+                   help="camera: the folder of the clips made noisy (default: the sample clips)")
     args = p.parse_args(argv)
+    if args.variant == "shutter" and args.source != SAMPLES:
+        p.error("--source is for the camera variant (shutter renders the sample clips' play)")
+    if not args.source.is_dir():
+        p.error(f"{args.source}: no such folder")
+    if args.source.resolve() == args.dir.resolve():
+        p.error(f"{args.dir}: the clips would be made over their source")
     names = args.clips or sorted(
-        path.stem for path in SAMPLES.glob("[!.]*.mp4") if probe(path)["height"] == 1080)
-    for name in names:
-        if not (SAMPLES / f"{name}.mp4").exists():
-            p.error(f"{name}: no such sample clip in {SAMPLES}")
+        path.stem for path in args.source.glob("[!.]*.mp4") if probe(path)["height"] == 1080)
+    if not names:
+        p.error(f"{args.source}: no 1080p clips")
+    clip_paths(p, args.source, names)  # each with its truth
     args.dir.mkdir(parents=True, exist_ok=True)
     for name in names:
         out = args.dir / f"{name}.mp4"
         if out.exists():
             print(f"{out}: kept")
             continue
-        src = SAMPLES / f"{name}.mp4"
+        src = args.source / f"{name}.mp4"
         with tqdm(total=probe(src)["frames"] or None, unit="frame", desc=name,
                   leave=False) as bar:
             if args.variant == "camera":
