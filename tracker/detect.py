@@ -704,12 +704,12 @@ def _streak_centre(blob: np.ndarray, r: float, found: int, stood: np.ndarray | N
                    going: np.ndarray | None = None) -> tuple[float, float] | None:
     """The middle (x, y) of ``blob`` (bool, its box) when it is one ball's blur streak: a
     straight band as wide as a ball all along (1.6 to 2.6 radii ``r``, or to 2.9 where its soft
-    edges widen it evenly; down to 1.4 in a part, a faint end the noise thins, where most of it
-    is 1.6 or more) and longer than two and a half balls (5 radii), with round ends,
-    filling that shape (as wide as it is, up to a ball's width), in which fewer discs were
-    ``found`` than balls in a row would fill it with; else None. Balls in a row are found one by
-    one, a cue is narrower, a bigger blob wider. (A shorter streak is found as two or three
-    discs along it, which ``_dedupe`` makes one.)
+    edges widen it evenly; down to 1.4 in the third at one end, a faint end the noise thins)
+    and longer than two and a half balls (5 radii), with round ends, filling that shape (as
+    wide as it is, up to a ball's width), in which fewer discs were ``found`` than balls in a
+    row would fill it with; else None. Balls in a row are found one by one, a cue is narrower,
+    a bigger blob wider. (A shorter streak is found as two or three discs along it, which
+    ``_dedupe`` makes one.)
 
     ``stood``: where the balls of the last answer stood (M, 2), in the box's px. The band is
     then a streak however many discs were found in it, from ``_SHORT_STREAK`` radii long,
@@ -750,8 +750,12 @@ def _streak_centre(blob: np.ndarray, r: float, found: int, stood: np.ndarray | N
     width = np.convolve(np.bincount(bins, minlength=int(np.ceil(length))), np.ones(3) / 3,
                         "same")
     inner = width[int(np.ceil(r)):max(int(length - r), int(np.ceil(r)) + 1)]
-    if (not len(inner) or np.median(inner) < 1.6 * r or inner.min() < 1.4 * r
-            or inner.max() > 2.9 * r):
+    if not len(inner) or inner.min() < 1.4 * r or inner.max() > 2.9 * r:
+        return None
+    thin = np.flatnonzero(inner < 1.6 * r)
+    if len(thin) and thin[0] < 2 * len(inner) / 3 and thin[-1] >= len(inner) / 3:
+        # narrower than a ball elsewhere than in the third at one end (where the noise may
+        # thin a faint end): a neck between two things, or a band thin at both ends
         return None
     if inner.max() > 2.6 * r and inner.max() > 1.3 * inner.min():
         # wider than a ball in one part only: a blurred ball run into one at rest, whose

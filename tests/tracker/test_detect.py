@@ -821,18 +821,23 @@ def test_a_blur_band_wider_at_its_soft_edges_is_a_ball_but_not_one_ending_in_a_b
         assert np.hypot(*(np.array(found) - middle)) < 0.5
 
 
-@pytest.mark.parametrize("body_half, streak", [(6.47, True), (5.0, False)])
-def test_a_long_blur_band_narrower_at_its_faint_end_is_one_ball(body_half, streak):
+@pytest.mark.parametrize("halves, streak", [((6.47, 6.47, 5.0), True), ((5.0, 5.0, 5.0), False),
+                                            ((6.47, 5.0, 6.47), False),
+                                            ((5.0, 6.47, 5.0), False)])
+def test_a_long_blur_band_narrower_at_its_faint_end_is_one_ball(halves, streak):
     """break_off with the shutter open all frame and a camera's noise and bitrate, frame 114:
     the white rolling ten radii a frame is a faint band 11.5 radii long, 1.8-2 radii wide, whose
     far end the noise and the encoder thin to 1.5 radii; under the 1.6 a band had to keep all
     along, it was no band, the white was found 58 px off its place and seven reds swapped
-    numbers in the pack it reached. A band as wide as a ball for the most part is one ball at its
-    middle; one no wider than that thin end all along (a cue) is not."""
+    numbers in the pack it reached. A band as wide as a ball but in the third at one end is one
+    ball at its middle; one as thin all along (a cue), thin in its middle (two things meeting:
+    Task3 clip 6, where such a band took the black's place) or at both ends is not."""
     r = 6.6
     shape = (40, 110)
-    blob = (_stadium(shape, (15, 20.5), (15 + 7 * r, 20.5), body_half)
-            | _stadium(shape, (15 + 7 * r, 20.5), (15 + 10 * r, 20.5), 5.0))
+    blob = np.zeros(shape, bool)
+    for k, half in enumerate(halves):  # three parts of 3.33 radii each
+        blob |= _stadium(shape, (15 + k * 10 * r / 3, 20.5), (15 + (k + 1) * 10 * r / 3, 20.5),
+                         half)
     ys, xs = np.nonzero(blob)
     middle = np.array([xs.mean(), ys.mean()])
     found = _streak_centre(blob, r, 2)
