@@ -753,7 +753,8 @@ def _streak_centre(blob: np.ndarray, r: float, found: int, stood: np.ndarray | N
     if not len(inner) or inner.min() < 1.4 * r or inner.max() > 2.9 * r:
         return None
     thin = np.flatnonzero(inner < 1.6 * r)
-    if len(thin) and thin[0] < 2 * len(inner) / 3 and thin[-1] >= len(inner) / 3:
+    if len(thin) > len(inner) / 3 or (len(thin) and thin[0] < 2 * len(inner) / 3
+                                      and thin[-1] >= len(inner) / 3):
         # narrower than a ball elsewhere than in the third at one end (where the noise may
         # thin a faint end): a neck between two things, or a band thin at both ends
         return None
