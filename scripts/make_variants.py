@@ -23,10 +23,10 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -41,30 +41,22 @@ SHUTTER_SAMPLES = 13  # instants a frame's blur is made of (the sample clips: 7 
 
 
 def camera_like(src: Path, out: Path, kbps: int, noise: float, seed: int = 0,
-                bar: tqdm | None = None) -> None:
+                progress: Callable[[int, int], None] | None = None) -> None:
     """``src`` with fresh sensor noise on every frame, encoded at ``kbps``, to ``out``; its
-    truth copied beside it. ``bar`` counts the frames."""
+    truth copied beside it. ``progress(done, total)`` after each frame, as ``make_clip``'s."""
     info = probe(src)
     rng = np.random.default_rng(seed)
     tmp = out.with_name(f".{out.name}")
     with VideoWriter(tmp, (info["width"], info["height"]), info["fps"], preset="veryfast",
                      kbps=kbps) as writer:
-        for image in read_frames(src):
+        for done, image in enumerate(read_frames(src), 1):
             noisy = image + rng.normal(0.0, noise, image.shape).astype(np.float32)
             writer.write(np.clip(noisy, 0, 255).astype(np.uint8))
-            if bar is not None:
-                bar.update()
+            if progress is not None:
+                progress(done, info["frames"] or None)
     for a, b in zip(truth_paths(src), truth_paths(out)):
         shutil.copyfile(a, b)
     tmp.replace(out)
-
-
-def _counted(bar: tqdm):
-    """A ``make_clip`` progress callback that moves ``bar``."""
-    def progress(done: int, total: int) -> None:
-        bar.total = total
-        bar.update(done - bar.n)
-    return progress
 
 
 def clip_paths(p: argparse.ArgumentParser, folder: Path, names: list[str]) -> list[Path]:
@@ -91,7 +83,7 @@ def main(argv=None) -> None:
     p.add_argument("--source", type=Path, default=SAMPLES,
                    help="camera: the folder of the clips made noisy (default: the sample clips)")
     args = p.parse_args(argv)
-    if args.variant == "shutter" and args.source != SAMPLES:
+    if args.variant == "shutter" and args.source.resolve() != SAMPLES.resolve():
         p.error("--source is for the camera variant (shutter renders the sample clips' play)")
     if not args.source.is_dir():
         p.error(f"{args.source}: no such folder")
@@ -101,21 +93,19 @@ def main(argv=None) -> None:
         path.stem for path in args.source.glob("[!.]*.mp4") if probe(path)["height"] == 1080)
     if not names:
         p.error(f"{args.source}: no 1080p clips")
-    clip_paths(p, args.source, names)  # each with its truth
+    sources = clip_paths(p, args.source, names)  # each with its truth
     args.dir.mkdir(parents=True, exist_ok=True)
-    for name in names:
-        out = args.dir / f"{name}.mp4"
+    for src in sources:
+        out = args.dir / src.name
         if out.exists():
             print(f"{out}: kept")
             continue
-        src = args.source / f"{name}.mp4"
-        with tqdm(total=probe(src)["frames"] or None, unit="frame", desc=name,
-                  leave=False) as bar:
+        with make.FrameBar(desc=src.stem, leave=False) as bar:
             if args.variant == "camera":
-                camera_like(src, out, args.kbps, args.noise, bar=bar)
+                camera_like(src, out, args.kbps, args.noise, progress=bar)
             else:
-                make.make_clip(name, out, seed=0, crf=CRF, exposure=args.exposure,
-                               blur_samples=SHUTTER_SAMPLES, progress=_counted(bar))
+                make.make_clip(src.stem, out, seed=0, crf=CRF, exposure=args.exposure,
+                               blur_samples=SHUTTER_SAMPLES, progress=bar)
         print(f"{out}: made", flush=True)
 
 

@@ -750,17 +750,7 @@ def _streak_centre(blob: np.ndarray, r: float, found: int, stood: np.ndarray | N
     width = np.convolve(np.bincount(bins, minlength=int(np.ceil(length))), np.ones(3) / 3,
                         "same")
     inner = width[int(np.ceil(r)):max(int(length - r), int(np.ceil(r)) + 1)]
-    if not len(inner) or inner.min() < 1.4 * r or inner.max() > 2.9 * r:
-        return None
-    thin = np.flatnonzero(inner < 1.6 * r)
-    if len(thin) > len(inner) / 3 or (len(thin) and thin[0] < 2 * len(inner) / 3
-                                      and thin[-1] >= len(inner) / 3):
-        # narrower than a ball elsewhere than in the third at one end (where the noise may
-        # thin a faint end): a neck between two things, or a band thin at both ends
-        return None
-    if inner.max() > 2.6 * r and inner.max() > 1.3 * inner.min():
-        # wider than a ball in one part only: a blurred ball run into one at rest, whose
-        # sharp edge is narrower (a blur's soft edges widen it evenly all along)
+    if not _ball_wide(inner / r):
         return None
     # the band with round ends, as wide as a ball or as the streak if narrower (a dim one:
     # its edges, the ball's colour mixed with the cloth's, fall under the threshold)
@@ -782,6 +772,22 @@ def _streak_centre(blob: np.ndarray, r: float, found: int, stood: np.ndarray | N
         if not came or abs(at[k]) < cos * gone or (on_band & (at * at[k] < 0)).any():
             return None
     return float(cx), float(cy)
+
+
+def _ball_wide(widths: np.ndarray) -> bool:
+    """Whether a band whose widths (radii) between its round ends are ``widths`` is as wide as
+    one ball all along: 1.6 to 2.6 radii; to 2.9 where its soft edges widen it evenly (its
+    widest part at most 1.3 times its narrowest: a blurred ball run into one at rest, whose
+    sharp edge is narrower, is wider in one part only); down to 1.4 in the third at one end,
+    where the noise may thin a faint end (thinner elsewhere: a neck between two things, or a
+    band thin at both ends)."""
+    n = len(widths)
+    if not n or widths.min() < 1.4 or widths.max() > 2.9:
+        return False
+    thin = np.flatnonzero(widths < 1.6)
+    if len(thin) > n / 3 or (len(thin) and thin[0] < 2 * n / 3 and thin[-1] >= n / 3):
+        return False
+    return not (widths.max() > 2.6 and widths.max() > 1.3 * widths.min())
 
 
 def _core_ratios(stats: np.ndarray, r_pred: np.ndarray, strong: np.ndarray,

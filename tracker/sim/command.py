@@ -55,9 +55,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--tilt {args.tilt_deg:g}: use 0 to 30 degrees")
     if args.fps is not None and not 10 <= args.fps <= 240:
         raise InputError(f"--fps {args.fps:g}: use 10 to 240")
-    from tqdm import tqdm
-
-    from tracker.sim.make import make_clip, parse_resolution
+    from tracker.sim.make import FrameBar, make_clip, parse_resolution
 
     if args.resolution:
         try:
@@ -65,23 +63,11 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise InputError(str(exc)) from None
     out = Path(args.output or f"{args.scenario}.mp4")
-    bar = None
-
-    def progress(done: int, total: int) -> None:
-        nonlocal bar
-        if args.quiet:
-            return
-        if bar is None:
-            bar = tqdm(total=total, unit="frame", desc=f"rendering {out.name}")
-        bar.update(done - bar.n)
-
     overrides = {k: getattr(args, k) for k in ("camera", "resolution", "fps", "height_mm",
                                                "tilt_deg", "k1", "crf")}
-    try:
-        meta = make_clip(args.scenario, out, seed=args.seed, progress=progress, **overrides)
-    finally:
-        if bar is not None:
-            bar.close()
+    with FrameBar(desc=f"rendering {out.name}") as bar:
+        meta = make_clip(args.scenario, out, seed=args.seed,
+                         progress=None if args.quiet else bar, **overrides)
     score = meta.get("final_score")
     print(f"wrote {out} ({meta['frames']} frames, {meta['image_size'][0]}x"
           f"{meta['image_size'][1]} at {meta['fps']:g} fps) and its truth; final score {score}")

@@ -6,9 +6,36 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from tqdm import tqdm
+
 from tracker.sim.clip import ClipSpec, frame_of, render_clip
 from tracker.sim.scenarios import RESOLUTIONS, SCENARIOS, Scenario, camera_for
 from tracker.sim.truth import write_truth
+
+
+class FrameBar:
+    """A ``make_clip`` progress callback, ``(done, total)``, drawing a bar of the frames made
+    (``tqdm``'s ``options``); the bar is opened by the first call, so a clip made with no
+    callback draws none. Close it when the clip is made (or use as a context manager)."""
+
+    def __init__(self, **options):
+        self._options = options
+        self._bar: tqdm | None = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self._bar is None:
+            self._bar = tqdm(total=total, unit="frame", **self._options)
+        self._bar.update(done - self._bar.n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+    def __enter__(self) -> FrameBar:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 def parse_resolution(text: str) -> tuple[int, int]:
