@@ -59,6 +59,22 @@ def camera_like(src: Path, out: Path, kbps: int, noise: float, seed: int = 0,
     tmp.replace(out)
 
 
+def shutter_open(name: str, out: Path, exposure: float,
+                 progress: Callable[[int, int], None] | None = None) -> None:
+    """Sample clip ``name``'s play rendered again with the shutter open for ``exposure`` of
+    each frame, to ``out`` with its truth. Made in a hidden folder beside it (the truth names
+    its files) and moved into place, the clip last: a run stopped part-way leaves no clip that
+    a later run would keep."""
+    part = out.with_name(f".{out.stem}.part")
+    tmp = part / out.name
+    make.make_clip(name, tmp, seed=0, crf=CRF, exposure=exposure,
+                   blur_samples=SHUTTER_SAMPLES, progress=progress)
+    for a, b in zip(truth_paths(tmp), truth_paths(out)):
+        a.replace(b)
+    tmp.replace(out)
+    part.rmdir()
+
+
 def clip_paths(p: argparse.ArgumentParser, folder: Path, names: list[str]) -> list[Path]:
     """The clips ``names`` of ``folder`` (every clip there when none is named), each with its
     truth beside it; a parser error for one without."""
@@ -104,8 +120,7 @@ def main(argv=None) -> None:
             if args.variant == "camera":
                 camera_like(src, out, args.kbps, args.noise, progress=bar)
             else:
-                make.make_clip(src.stem, out, seed=0, crf=CRF, exposure=args.exposure,
-                               blur_samples=SHUTTER_SAMPLES, progress=bar)
+                shutter_open(src.stem, out, args.exposure, progress=bar)
         print(f"{out}: made", flush=True)
 
 
