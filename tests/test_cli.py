@@ -21,6 +21,13 @@ def test_help_lists_the_commands():
         assert cmd in r.stdout
 
 
+def test_version_names_the_installed_version():
+    from importlib.metadata import version
+
+    r = run("--version")
+    assert r.returncode == 0 and r.stdout.split() == ["cueball", version("cueball")]
+
+
 @pytest.mark.parametrize("args,needle", [
     (["simulate", "no_such_scenario"], "unknown scenario"),
     (["simulate", "in_off", "--tilt", "80"], "--tilt"),

@@ -1,8 +1,10 @@
 """Every sample clip, end to end from its video (calibration found in the video, detection,
 colour, tracking, shots, referee): the final score equals the truth's, and so do the pots."""
 
+import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from calibration.find import calibrate_video
@@ -12,6 +14,8 @@ from tracker.track_command import make_detect
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_videos"
 CLIPS = sorted(p.stem for p in SAMPLES.glob("*.mp4"))
+SCHEMA = jsonschema.Draft202012Validator(
+    json.loads((SAMPLES.parent / "docs" / "events.schema.json").read_text()))
 
 
 def track(clip: Path) -> tuple[dict, list[dict]]:
@@ -22,7 +26,7 @@ def track(clip: Path) -> tuple[dict, list[dict]]:
     for record in meta.get("prelude", []):
         pipe.referee.feed(record)
     frames, _, _ = file_frames(clip)
-    events = []
+    events = pipe.start_events()
     for frame in frames:
         events += pipe.process(frame).events
     return meta, events + pipe.finish()
@@ -38,6 +42,8 @@ def test_final_score_and_pots_equal_the_truth(name):
     meta, events = track(SAMPLES / f"{name}.mp4")
     t = [e["t"] for e in events]
     assert t == sorted(t), "events in time order"
+    for e in events:
+        SCHEMA.validate(json.loads(json.dumps(e)))
     scores = [e for e in events if e["type"] == "score"]
     true_scores = [e for e in meta["events"] if e["type"] == "score"]
     assert len(scores) == len(true_scores), "shots scored"

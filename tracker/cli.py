@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterator, Sequence
 
 from calibration.errors import InputError
+from tracker import __version__
 
 # command -> (module with add_arguments(parser) and run(args) -> int, one-line help)
 COMMANDS = {
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Snooker from one fixed camera: calibrate the table, track the balls, "
                     "referee the frame.",
     )
+    parser.add_argument("--version", action="version", version=f"cueball {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (module, help_text) in COMMANDS.items():
         try:
