@@ -112,21 +112,25 @@ class ShotStart(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Contact(Event):
-    """Two balls touched: their track ids and classes."""
+class PairEvent(Event):
+    """An event of two balls: their track ids and classes."""
 
-    TYPE = EventType.CONTACT
     balls: tuple[str, str]
     classes: tuple[str | None, str | None]
 
 
 @dataclass(frozen=True, kw_only=True)
-class Touching(Event):
+class Contact(PairEvent):
+    """Two balls touched."""
+
+    TYPE = EventType.CONTACT
+
+
+@dataclass(frozen=True, kw_only=True)
+class Touching(PairEvent):
     """The white at rest against a ball."""
 
     TYPE = EventType.TOUCHING
-    balls: tuple[str, str]
-    classes: tuple[str | None, str | None]
 
 
 @dataclass(frozen=True, kw_only=True)
