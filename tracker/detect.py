@@ -42,12 +42,7 @@ from calibration.camera import Camera, apply_homography, polygon_moments
 from calibration.edges import subpixel_peak
 from calibration.specs import BALL_CLASSES, SNOOKER, SnookerTableSpec
 from tracker import kernels
-
-# Quantisation of the lookup table: 6 bits a channel (262144 entries).
-_LUT_BITS = 6
-_LUT_SHIFT = 8 - _LUT_BITS
-# Score scale: a not-cloth score of _FG_LEVEL (uint8) is the threshold for "not cloth".
-_FG_LEVEL = 64
+from tracker.cloth_table import FG_LEVEL, LUT_BITS, LUT_SHIFT, lut_index, score_table, scores
 
 
 def _check_array(name: str, value, shape: tuple, dtype) -> np.ndarray:
@@ -191,49 +186,15 @@ class ClothModel:
 
     def lut(self, noise_sigma: float = 3.0, chroma_k: float = 4.5, bright: float = 1.6,
             dark: float = 0.32, shadow: float = 0.6) -> np.ndarray:
-        """(2**18,) uint8 not-cloth score of every quantised BGR: ``_FG_LEVEL`` where the
+        """(2**18,) uint8 not-cloth score of every quantised BGR: ``FG_LEVEL`` where the
         chromaticity is ``chroma_k`` spreads from the cloth's (the spread grows with sensor noise
         on dark pixels), or the brightness is ``bright`` times the cloth's, or ``dark`` times
         (the deepest shadows, ``shadow`` times the cloth's brightness, score a third of it)."""
-        n = 1 << _LUT_BITS
-        v = (np.arange(n, dtype=np.float32) * (1 << _LUT_SHIFT) + ((1 << _LUT_SHIFT) - 1) / 2)
+        n = 1 << LUT_BITS
+        v = (np.arange(n, dtype=np.float32) * (1 << LUT_SHIFT) + ((1 << LUT_SHIFT) - 1) / 2)
         return kernels.cloth_scores(v, self.chroma.astype(np.float32), float(self.chroma_sigma),
                                     float(self.level), noise_sigma, chroma_k, bright, dark,
-                                    shadow, _FG_LEVEL)
-
-
-def lut_index(bgr: np.ndarray) -> np.ndarray:
-    """(..., 3) uint8 BGR -> (...) int index into a ``ClothModel.lut``."""
-    q = bgr >> _LUT_SHIFT
-    idx = q[..., 0].astype(np.int32)
-    idx <<= _LUT_BITS
-    idx |= q[..., 1]
-    idx <<= _LUT_BITS
-    idx |= q[..., 2]
-    return idx
-
-
-def score_table(lut: np.ndarray) -> np.ndarray:
-    """A ``ClothModel.lut`` (2**18,) laid out for ``scores``: its entry for quantised (b, g, r)
-    at b + 256 g + 65536 r, the quantised channels' places in a BGRA pixel read as one
-    little-endian 32-bit number (entries between them are never read and left unset)."""
-    n = 1 << _LUT_BITS
-    table = np.empty((n, 256, 256), np.uint8)
-    table[:, :n, :n] = np.asarray(lut, np.uint8).reshape(n, n, n).transpose(2, 1, 0)
-    return table.reshape(-1)[:(n - 1) * 0x010101 + 1]
-
-
-def scores(table: np.ndarray, bgr: np.ndarray) -> np.ndarray:
-    """(..., 3) uint8 BGR -> (...) uint8 not-cloth score, by the ``score_table`` ``table``:
-    ``lut[lut_index(bgr)]`` with each pixel's index made in one pass over it."""
-    shape = bgr.shape[:-1]
-    image = bgr if bgr.ndim == 3 else bgr.reshape(-1, shape[-1], 3)
-    # B, G, R, A bytes -> one number; each byte shifted down and the bits it got from the
-    # next byte up cleared
-    idx = cv2.cvtColor(image, cv2.COLOR_BGR2BGRA).view(np.uint32)[..., 0]
-    idx >>= _LUT_SHIFT
-    idx &= ((1 << _LUT_BITS) - 1) * 0x010101
-    return np.take(table, idx).reshape(shape)
+                                    shadow, FG_LEVEL)
 
 
 def _smooth(pixels: np.ndarray, beside: np.ndarray) -> np.ndarray:
@@ -249,10 +210,10 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 
 
 # soft membership of each not-cloth score (float32): 0 at half the threshold, 1 at twice it
-_SOFT = _readonly(np.clip((np.arange(256, dtype=np.float32) - _FG_LEVEL * 0.5) / (_FG_LEVEL * 1.5),
+_SOFT = _readonly(np.clip((np.arange(256, dtype=np.float32) - FG_LEVEL * 0.5) / (FG_LEVEL * 1.5),
                           0, 1))
 # _SOFT's values are whole multiples of one over this (0 to 1 in steps of 1 / 96)
-_SOFT_STEPS = int(_FG_LEVEL * 1.5)
+_SOFT_STEPS = int(FG_LEVEL * 1.5)
 _NO_PREFERENCE = np.zeros((0, 0))  # the type of a preference given, with none in it
 _NO_SCORES = np.zeros(0, np.uint8)  # the type of a score table given, with none in it
 # table positions, colours and the cloth's colour not known (``kernels.close_pairs``)
@@ -264,7 +225,7 @@ _HIGHLIGHT = 2.5
 _WHITE = 600
 # share of a disc a ball fills (a cue with its shadow, a finger fill less)
 _FULL = 0.8
-# least share of a ball's disc that scores clearly not cloth (``1.3 * _FG_LEVEL``): a black
+# least share of a ball's disc that scores clearly not cloth (``1.3 * FG_LEVEL``): a black
 # ball's or a green's on green cloth is 0.23 or more on the real clips; a patch of cloth just
 # over the threshold (a cushion's shadow under a model learnt from one frame) has none
 _SOLID_MIN = 0.1
@@ -505,8 +466,8 @@ def ready_kernels() -> None:
     c = np.zeros((1, 2), np.float32)
     r = np.ones(1)
     kernels.refine_windows(alpha, valid, score, win, c, base, r, np.zeros((1, 0), np.int64),
-                           np.full((1, 1), np.inf), 1, 1, 600.0, 2 * _FG_LEVEL,
-                           1.3 * _FG_LEVEL)
+                           np.full((1, 1), np.inf), 1, 1, 600.0, 2 * FG_LEVEL,
+                           1.3 * FG_LEVEL)
     u = _ray_directions(8)
     _round_outline(c, r, u, np.ones((1, 8), np.float32), np.ones((1, 8), bool))
     half_w, near_w, n = _disc_kernels(2.0)
@@ -1088,10 +1049,10 @@ class BallDetector:
         mask = prep.mask > 0
         if self._lut is None:
             rough = ClothModel.learn(small[::2, ::2][mask[::2, ::2]])
-            cloth = (rough.lut()[lut_index(small)] < _FG_LEVEL // 2) & mask
+            cloth = (rough.lut()[lut_index(small)] < FG_LEVEL // 2) & mask
         else:  # the cloth as the model so far sees it
             _, score = kernels.flat_scores(small, prep.grid["gain"][..., 0], self._table)
-            cloth = (score < _FG_LEVEL // 2) & mask
+            cloth = (score < FG_LEVEL // 2) & mask
         gain = _flat_gain(small, cloth, prep.grid["factor"])
         if self._cloth is not None:
             gain = prep.grid["gain"] + rate * (gain - prep.grid["gain"])
@@ -1127,7 +1088,7 @@ class BallDetector:
     # -- per frame ------------------------------------------------------------------------------
     def score(self, frame: np.ndarray) -> np.ndarray:
         """(H, W) uint8 not-cloth score of a whole frame (for display and tests);
-        ``_FG_LEVEL`` (64) is the threshold."""
+        ``FG_LEVEL`` (64) is the threshold."""
         if self._lut is None:
             raise RuntimeError("no cloth model yet: call detect() on a frame first")
         return scores(self._table, frame)
@@ -1181,7 +1142,7 @@ class BallDetector:
         grid = grid[:, :beside.shape[1]]
         pixels = self._uncast(grid.reshape(-1, 3)[None])[0]
         smooth = _smooth(pixels, self._uncast(beside.reshape(-1, 3)[None])[0])
-        cloth = (scores(self._table, pixels[None])[0] < _FG_LEVEL) & smooth
+        cloth = (scores(self._table, pixels[None])[0] < FG_LEVEL) & smooth
         return float(cloth.mean()) if len(cloth) else 0.0
 
     def covers(self, frame: np.ndarray, px: np.ndarray) -> bool:
@@ -1201,7 +1162,7 @@ class BallDetector:
         """Whether at least ``_IN_VIEW`` of ``of`` places look like the cloth, ``pixels``
         (K, 3) BGR being those of them in the picture (and, where given, ``smooth`` (K,) True
         there)."""
-        cloth = scores(self._table, pixels[None])[0] < _FG_LEVEL
+        cloth = scores(self._table, pixels[None])[0] < FG_LEVEL
         if smooth is not None:
             cloth &= smooth
         return float(cloth.sum()) >= _IN_VIEW * of
@@ -1553,7 +1514,7 @@ class BallDetector:
             part = self._pieces(small, prep, window, window, always_whole=False)
             n = part.n
             r_blob = self._blob_radii(part, range(1, n), prep)
-            strong = np.bincount(part.labels[part.score >= 2 * _FG_LEVEL], minlength=n)[1:]
+            strong = np.bincount(part.labels[part.score >= 2 * FG_LEVEL], minlength=n)[1:]
             self._measure_radius(part.stats[1:], r_blob, strong)
             if self.size_ratio is None:
                 self.size_ratio = _size_ratio(part.stats[1:], r_blob, strong)
@@ -1618,7 +1579,7 @@ class BallDetector:
         x0, y0, x1, y1 = box
         sub = (slice(y0, y1), slice(x0, x1))
         flat, score = kernels.flat_scores(small[sub], g["gain"][y0:y1, x0:x1, 0], self._table)
-        fg = cv2.compare(score, _FG_LEVEL, cv2.CMP_GE)
+        fg = cv2.compare(score, FG_LEVEL, cv2.CMP_GE)
         fg = cv2.bitwise_and(fg, prep.mask[sub])
         # pinholes closed first (a dark ball's highlight ring, compression noise)
         closed = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
@@ -1964,7 +1925,7 @@ class BallDetector:
         glint = float(min(_HIGHLIGHT * self._cloth.level, _WHITE))
         c, cell, d_own, cover, spill, inner, in_k, strong_k, solid, lit = kernels.refine_windows(
             alpha, valid, score, win, (c - base).astype(np.float32), base, r_exp, nbr, dmat,
-            self.config.refine_iterations, half, glint, 2 * _FG_LEVEL, 1.3 * _FG_LEVEL)
+            self.config.refine_iterations, half, glint, 2 * FG_LEVEL, 1.3 * FG_LEVEL)
         lab = _body_lab(win, inner)
         # something passing under or over the ball (the cue, a rest) shows on opposite sides
         # of it (two opposite sectors of the ring round it strong); a ball touching another
@@ -1977,7 +1938,7 @@ class BallDetector:
         # ... as one thing, joined over the ball or round it: a cue beside the ball with cloth
         # between, and a shadow on its far side, are two
         for i in np.flatnonzero(through):
-            strong = score[i] >= 2 * _FG_LEVEL
+            strong = score[i] >= 2 * FG_LEVEL
             near_i = strong & cell[i] & valid[i] & (d_own[i] <= (1.8 * rr[i]) ** 2)
             ry, rx, sector = kernels.ring_sectors(cell[i], valid[i], d_own[i], c[i], rr[i, 0, 0],
                                                   half)

@@ -273,6 +273,14 @@ class ReplayEnd(Event):
     TYPE = EventType.REPLAY_END
 
 
+__all__ = [
+    "SCHEMA_VERSION", "EventType", "Event", "Foul", "PairEvent", "BallEvent", "Scored",
+    "Calibrated", "ShotStart", "Contact", "Touching", "Cushion", "Pot", "OffTable", "Jump",
+    "Respot", "WhitePlaced", "Relabel", "ShotEnd", "Record", "Score", "Decision", "FrameStart",
+    "FrameEnd", "ReplayStart", "ReplayEnd", "RECORDS", "POCKETS", "CUSHIONS", "parse_event",
+    "json_schema",
+]
+
 RECORDS: dict[EventType, type[Event]] = {
     cls.TYPE: cls for cls in (Calibrated, ShotStart, Contact, Touching, Cushion, Pot, OffTable,
                               Jump, Respot, WhitePlaced, Relabel, ShotEnd, Record, Score,

@@ -27,6 +27,8 @@ import os
 
 import numpy as np
 
+from tracker.cloth_table import LUT_SHIFT, scores
+
 try:
     import numba
 except ImportError:  # pragma: no cover - a platform numba has no build for yet
@@ -41,7 +43,7 @@ def window_pixels_numpy(frame, base, half, gain, x0, y0, factor, table, soft):
     ``frame`` (H, W, 3) uint8 BGR; ``base`` (N, 2) int the windows' base pixels (x, y);
     ``gain`` (h, w) float32 the cloth's flattening gain of the work image, whose pixel (0, 0)
     covers the frame's ``factor`` x ``factor`` pixels from (``x0``, ``y0``); ``table`` the
-    detector's ``score_table`` (6 bits a channel, as ``tracker.detect.score_table`` lays it
+    detector's ``score_table`` (6 bits a channel, as ``tracker.cloth_table.score_table`` lays it
     out); ``soft`` (256,) float32 each score's soft membership. Pixels past
     the frame's edge repeat its nearest edge pixel. Returns ``win`` (N, S, S, 3) uint8 the
     flattened BGR, ``score`` (N, S, S) uint8, ``alpha`` (N, S, S) float32 (0 off the frame) and
@@ -65,8 +67,6 @@ def window_pixels_numpy(frame, base, half, gain, x0, y0, factor, table, soft):
     flat = raw * g
     flat += 0.5
     win = np.clip(flat, 0, 255, out=flat).astype(np.uint8)
-    from tracker.detect import scores  # the detector imports this module
-
     score = scores(table, win)
     valid = ((base[:, 0, None] + off[None] >= 0) & (base[:, 0, None] + off[None] < w))
     valid = valid[:, None, :] & ((base[:, 1, None] + off[None] >= 0)
@@ -81,8 +81,6 @@ def flat_scores_numpy(bgr, gain, table):
     by the detector's ``score_table`` ``table`` (none, zeros, for an empty one): (flat (h, w,
     3) uint8, score (h, w) uint8)."""
     import cv2
-
-    from tracker.detect import scores  # the detector imports this module
 
     flat = cv2.multiply(np.ascontiguousarray(bgr), cv2.merge([np.ascontiguousarray(gain)] * 3),
                         dtype=cv2.CV_8U)
@@ -112,8 +110,9 @@ def _flat_scores_loops(bgr, gain, table):
             out[i] = np.uint8(min(max(np.rint(level[i] * times[i]), zero), top))
         if scored:
             for x in range(w):
-                idx = ((np.int64(out[3 * x]) >> 2) | ((np.int64(out[3 * x + 1]) >> 2) << 8)
-                       | ((np.int64(out[3 * x + 2]) >> 2) << 16))
+                idx = ((np.int64(out[3 * x]) >> LUT_SHIFT)
+                       | ((np.int64(out[3 * x + 1]) >> LUT_SHIFT) << 8)
+                       | ((np.int64(out[3 * x + 2]) >> LUT_SHIFT) << 16))
                 score[y, x] = table[idx]
     return flat, score
 
@@ -144,7 +143,7 @@ def _window_pixels_loops(frame, base, half, gain, x0, y0, factor, table, soft):
                     v = min(max(v, np.float32(0.0)), np.float32(255.0))
                     u = np.uint8(v)
                     win[i, yy, xx, ch] = u
-                    idx |= (np.int64(u) >> 2) << (8 * ch)
+                    idx |= (np.int64(u) >> LUT_SHIFT) << (8 * ch)
                 sc = table[idx]
                 score[i, yy, xx] = sc
                 ok = inside_y and 0 <= x < w

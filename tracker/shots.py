@@ -158,6 +158,52 @@ class _Drive:
 
 
 @dataclass
+class _Lines:
+    """The balls' lines either side of one interval of a shot's history, (t0, t1] =
+    (t[nb - 1], t[nb]]: positions ``p_*`` and velocities ``v_*`` (N, 2) of balls ``ids`` at t0
+    on the line before and at t1 on the line after, and where each holds (``ok_*`` (N,)).
+    ``resting``: balls at rest before (their line before is their place); ``started``: of
+    those, set moving, at ``depart``; ``kicked``: velocity changed by more than ``kick``;
+    ``spanned``/``bounced``: lines before spanning a contact/bounce an earlier interval dated;
+    ``seen`` (2, N, 2): the positions seen at either end (NaN unseen). The interval's contacts
+    fill ``hits`` (ball index -> [t]) and ``from_rest`` (index, the blow's unit direction, t)."""
+
+    ids: list[str]
+    t: np.ndarray
+    nb: int
+    p_before: np.ndarray
+    v_before: np.ndarray
+    ok_before: np.ndarray
+    p_after: np.ndarray
+    v_after: np.ndarray
+    ok_after: np.ndarray
+    kick: float
+    resting: np.ndarray
+    started: np.ndarray
+    depart: np.ndarray
+    kicked: np.ndarray
+    spanned: np.ndarray
+    bounced: np.ndarray
+    seen: np.ndarray
+    hits: dict[int, list[float]] = field(default_factory=dict)
+    from_rest: list[tuple[int, np.ndarray, float]] = field(default_factory=list)
+
+    @property
+    def t0(self) -> float:
+        return self.t[self.nb - 1]
+
+    @property
+    def t1(self) -> float:
+        return self.t[self.nb]
+
+    def before(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.p_before, self.v_before, self.ok_before
+
+    def after(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.p_after, self.v_after, self.ok_after
+
+
+@dataclass
 class _Shot:
     number: int
     frame: int
@@ -512,13 +558,11 @@ class ShotTracker:
         # nor one that spans a bounce an earlier interval dated
         off = {c for (c, _), h in shot.last_cushion.items() if t[0] < h <= t0}
         bounced = np.array([b in off for b in ids])
-        out: list[dict] = []
-        hits: dict[int, list[float]] = {}
-        from_rest: list[tuple[int, np.ndarray, float]] = []
-        out += self._contacts(shot, ids, t, nb, pb, vb, okb, pa, va, oka, started, depart,
-                              resting, kicked, kick, spanned | bounced, xy[nb - 1:nb + 1], hits,
-                              from_rest)
-        out += self._squeezes(shot, ids, t0, t1, pb, pa, va, from_rest)
+        lines = _Lines(ids, t, nb, pb, vb, okb, pa, va, oka, kick, resting, started, depart,
+                       kicked, spanned, bounced, xy[nb - 1:nb + 1])
+        out = self._contacts(shot, lines)
+        out += self._squeezes(shot, lines)
+        hits = lines.hits
         # each line holds between the impulses of the interval: the line before up to the
         # first contact, the line after back to the last one or to leaving a resting place
         before_to = np.array([min([t1] + hits.get(n, [])) for n in range(len(ids))])
@@ -530,10 +574,10 @@ class ShotTracker:
         _, v_long, ok_long = _fit_lines(np.array([h[1] for h in long]), _positions(long, ids), t0)
         v_long[resting], ok_long[resting] = 0.0, True
         if not _gap(t, cfg.hidden_s):  # lines across a gap in the picture turn anywhere in it
-            out += self._cushions(shot, ids, t, nb, pb, vb, okb, pa, va, oka, before_to,
-                                  after_from, np.array([n in hits for n in range(len(ids))]),
-                                  np.where(ok_long[:, None], v_long, np.nan), spanned)
-        out += self._driven(shot, ids, t0, t1, pa, va, oka, kick)
+            out += self._cushions(shot, lines, before_to, after_from,
+                                  np.array([n in hits for n in range(len(ids))]),
+                                  np.where(ok_long[:, None], v_long, np.nan))
+        out += self._driven(shot, lines)
         for n in np.flatnonzero(started):
             shot.moved.add(ids[n])
         if "white" in ids and t1 > shot.t + 1e-9:
@@ -588,8 +632,7 @@ class ShotTracker:
         when = [t for (b, _), t in shot.last_cushion.items() if b in pair and t0 < t <= t1]
         return min(when) if when else None
 
-    def _driven(self, shot: _Shot, ids, t0: float, t1: float, pa, va, oka,
-                kick: float) -> list[dict]:
+    def _driven(self, shot: _Shot, lines: _Lines) -> list[dict]:
         """Cushions of balls sent at a nose by a contact (``shot.drives``) whose own lines do
         not show it (a kiss again soon after stopped the ball), and that kiss again. The
         pair's centre of mass runs straight through their kisses: it turned at that nose
@@ -601,6 +644,8 @@ class ShotTracker:
         after start past the soonest it could have been there; dated where the centre's lines
         meet. The pair kissed again if their lines after put them a diameter apart after it."""
         cfg = self.config
+        ids, t0, t1, kick = lines.ids, lines.t0, lines.t1, lines.kick
+        pa, va, oka = lines.after()
         dt = t1 - t0
         out = []
         for d in list(shot.drives):
@@ -687,17 +732,11 @@ class ShotTracker:
                 return False
         return True
 
-    def _contacts(self, shot, ids, t, nb, pb, vb, okb, pa, va, oka, started, depart, resting,
-                  kicked, kick, spanned, seen: np.ndarray, hits: dict[int, list[float]],
-                  from_rest: list[tuple[int, np.ndarray, float]]) -> list[dict]:
-        """Ball-ball contacts in the interval (t[nb - 1], t[nb]] from the lines before (pb, vb at
-        t[nb - 1]) and after (pa, va at t[nb]) of balls ``ids``; ``started``: resting balls set
-        moving, at ``depart``; ``kicked``: velocity changed by more than ``kick``; ``spanned``:
-        lines before that span an earlier contact or bounce (no impulse is read off them);
-        ``seen`` (2, N, 2): the positions seen at either end of the interval (NaN unseen). The
-        instants of each ball's contacts go into
-        ``hits`` (ball index -> [t]); balls struck from rest (index, the blow's unit direction, its
-        instant) into ``from_rest``, also when the contact is one an earlier interval dated (the
+    def _contacts(self, shot: _Shot, lines: _Lines) -> list[dict]:
+        """Ball-ball contacts in the interval of ``lines`` (no impulse is read off a line
+        before that spans an earlier contact or bounce). The instants of each ball's contacts
+        go into ``lines.hits``; balls struck from rest into ``lines.from_rest``, also when
+        the contact is one an earlier interval dated (the
         ball seen off its place only now). A ball resting before was kissed only if set moving, or
         if the other came straight back off it; so was a ball whose lines span a bounce or
         contact (they show no impulse) if the other came straight back off where it was seen.
@@ -707,7 +746,11 @@ class ShotTracker:
         (once, also when an earlier interval or a nudge dated it)."""
         cfg = self.config
         D = self.table_ball_diameter_mm
-        t0, t1 = t[nb - 1], t[nb]
+        ids, t, t0, t1 = lines.ids, lines.t, lines.t0, lines.t1
+        (pb, vb, okb), (pa, va, oka) = lines.before(), lines.after()
+        started, depart, resting = lines.started, lines.depart, lines.resting
+        kicked, spanned, seen = lines.kicked, lines.spanned | lines.bounced, lines.seen
+        hits, from_rest, kick = lines.hits, lines.from_rest, lines.kick
         dt = t1 - t0
         n = len(ids)
         # candidates: the pair's positions at either end of the interval within reach
@@ -730,15 +773,14 @@ class ShotTracker:
             if len(still) == 1:
                 r, m = still[0], i + j - still[0]
                 if okb[m] and oka[m] and kicked[m]:
-                    off = self._struck_off(pb[r], pb[m], vb[m], pa[m], va[m], t0, t1, kick)
+                    off = self._struck_off(lines, m, pb[r])
             if still and off is None:
                 continue
             for r, m in ((i, j), (j, i)):
                 # its lines hold on neither side of an impulse: where it was seen tells
                 if (off is None and not still and spanned[r] and okb[m] and oka[m]
                         and not spanned[m] and kicked[m] and np.isfinite(seen[:, r]).all()):
-                    off = self._struck_off(seen[0, r], pb[m], vb[m], pa[m], va[m], t0, t1, kick,
-                                           (seen[1, r] - seen[0, r]) / dt)
+                    off = self._struck_off(lines, m, seen[0, r], (seen[1, r] - seen[0, r]) / dt)
             if not (started[i] or started[j] or kicked[i] or kicked[j]):
                 continue
             close, tau, overlap = np.inf, None, False
@@ -821,16 +863,19 @@ class ShotTracker:
                                               np.array([vb[i], vb[j]]), (vb[i] + vb[j]) / 2))
         return out
 
-    def _struck_off(self, rest: np.ndarray, pb: np.ndarray, vb: np.ndarray, pa: np.ndarray,
-                    va: np.ndarray, t0: float, t1: float, kick: float,
+    def _struck_off(self, lines: _Lines, m: int, rest: np.ndarray,
                     drift: np.ndarray | None = None) -> float | None:
-        """When a ball (line before pb, vb at t0, after pa, va at t1) came straight back off a
+        """When ball ``m`` of ``lines`` (line before pb, vb at t0, after pa, va at t1) came
+        straight back off a
         ball that stayed at ``rest`` (2,) (or was there at t0 and went on at ``drift`` (2,)
         mm/s): its two lines meet (within ``contact_tol_mm``) in
         the interval (t0, t1], a diameter (and ``contact_tol_mm``) from that ball, coming at
         it, and its velocity changed by more than ``kick`` away from it, within 45 degrees of
         the line of centres. None if not."""
         tol, D = self.config.contact_tol_mm, self.table_ball_diameter_mm
+        t0, t1, kick = lines.t0, lines.t1, lines.kick
+        pb, vb, pa, va = (lines.p_before[m], lines.v_before[m], lines.p_after[m],
+                          lines.v_after[m])
         dv = va - vb
         c = (pa - va * t1) - (pb - vb * t0)  # lines after minus before: c + dv t
         if float(dv @ dv) < 1e-9:
@@ -863,13 +908,12 @@ class ShotTracker:
         return [self._event("contact", shot, tau, balls=[a, b],
                             classes=[shot.classes.get(a), shot.classes.get(b)])]
 
-    def _cushions(self, shot, ids, t, nb, pb, vb, okb, pa, va, oka, before_to, after_from,
-                  touched, v_long, spanned) -> list[dict]:
-        """Cushion contacts in the interval (t[nb - 1], t[nb]]: the lines before hold up to
+    def _cushions(self, shot: _Shot, lines: _Lines, before_to: np.ndarray,
+                  after_from: np.ndarray, touched: np.ndarray, v_long: np.ndarray) -> list[dict]:
+        """Cushion contacts in the interval of ``lines``: the lines before hold up to
         ``before_to`` (N,), those after back to ``after_from`` (N,); ``touched`` (N,): balls
         in a ball-ball contact in the interval; ``v_long`` (N, 2): velocities fitted over twice
-        the span before (NaN where unknown); ``spanned`` (N,): balls whose line before spans a
-        contact dated in an earlier interval.
+        the span before (NaN where unknown).
 
         Each ball's distance from each nose line runs down one line and up the other: a bounce
         within reach of the nose (the centre a little under a radius from the nose line: the
@@ -885,7 +929,8 @@ class ShotTracker:
         not meet the nose in the interval, the line after dates the bounce (of a ball struck a
         frame or so before it)."""
         cfg = self.config
-        t0, t1 = t[nb - 1], t[nb]
+        ids, t0, t1, spanned = lines.ids, lines.t0, lines.t1, lines.spanned
+        (pb, vb, okb), (pa, va, oka) = lines.before(), lines.after()
         dt = t1 - t0
         reach = self._nose_reach_mm
         # (N, 6): distance of the centre from each nose line, and the speed across it
@@ -936,17 +981,19 @@ class ShotTracker:
             out += self._bounce(shot, ids[n], s, when, where, dt)
         return out
 
-    def _squeezes(self, shot, ids, t0, t1, pb, pa, va, from_rest) -> list[dict]:
-        """Cushions of balls struck from rest (``from_rest``: index, the blow's unit direction,
-        its instant) that were seen coming off the nose the blow drove them at from their
-        place: a ball struck from rest goes the way of the blow, only a cushion turns it back.
-        The nose is the one the blow's line meets between its knuckles. The bounce is when its
-        line after left that nose; the nose must be near enough for the ball to have been there
-        and back by the interval's end."""
+    def _squeezes(self, shot: _Shot, lines: _Lines) -> list[dict]:
+        """Cushions of balls struck from rest (``lines.from_rest``: index, the blow's unit
+        direction, its instant) that were seen coming off the nose the blow drove them at
+        from their place: a ball struck from rest goes the way of the blow, only a cushion
+        turns it back. The nose is the one the blow's line meets between its knuckles. The
+        bounce is when its line after left that nose; the nose must be near enough for the ball
+        to have been there and back by the interval's end."""
         cfg = self.config
         reach = self._nose_reach_mm
+        ids, t0, t1, pb = lines.ids, lines.t0, lines.t1, lines.p_before
+        pa, va = lines.p_after, lines.v_after
         out = []
-        for n, u, t_hit in from_rest:
+        for n, u, t_hit in lines.from_rest:
             toward = self._nose_n @ u  # (6,): < 0 driven at a nose
             gap = np.einsum("sk,sk->s", pb[n] - self._nose_a, self._nose_n) - reach
             with np.errstate(divide="ignore", invalid="ignore"):

@@ -639,6 +639,23 @@ class _Candidate:
         self.xy, self.velocity = coef[0], coef[1]
 
 
+@dataclass
+class _Step:
+    """One frame's detections as the tracker takes them: (K, 2) mm, classes and confidences
+    (K,), at ``frame``, ``t``; which detections were ``used`` and which tracks ``matched``."""
+
+    frame: int
+    t: float
+    z: np.ndarray
+    cls: np.ndarray
+    conf: np.ndarray
+    used: np.ndarray = field(init=False)  # (K,) bool
+    matched: set[int] = field(default_factory=set)
+
+    def __post_init__(self):
+        self.used = np.zeros(len(self.z), bool)
+
+
 class BallTracker:
     """Tracks every ball on a snooker table in table mm; see the module docstring.
 
@@ -732,8 +749,8 @@ class BallTracker:
             self._predict(active, m)
             for tr in active:
                 tr.votes *= fade
-        used = np.zeros(len(z), bool)
-        matched: set[int] = set()
+        step = _Step(frame_index, t, z, cls, conf)
+        used, matched = step.used, step.matched
         # where each ball was last seen before this frame: the start of its path to this frame
         # (pass 1 moves ``last_seen_x`` of the balls it finds to this frame)
         self._path_start = {id(tr): tr.last_seen_x[:2] for tr in active}
@@ -751,8 +768,7 @@ class BallTracker:
         # keeps that one (unless it gave it to another)
         held = [(i, j) for i, j in pairs if active[i].moving and 0 <= cls[j] != active[i].cls
                 and np.isin(np.delete(cls, [jj for _, jj in pairs]), active[i].cls).any()]
-        self._take_pairs(active, [p for p in pairs if p not in held], z, cls, conf, d2, r, t,
-                         frame_index, used, matched)
+        self._take_pairs(active, [p for p in pairs if p not in held], step, d2, r)
         # Pass 2: balls seen a moment ago that jumped out of their gates.
         recent = [i for i, tr in enumerate(active)
                   if i not in matched and t - tr.last_seen_t <= self.config.launch_window_s]
@@ -777,7 +793,7 @@ class BallTracker:
             self._seen([tr], t, frame_index)
             used[jj] = True
             matched.add(i)
-        self._take_pairs(active, back, z, cls, conf, d2, r, t, frame_index, used, matched)
+        self._take_pairs(active, back, step, d2, r)
         for i, tr in enumerate(active):
             if i not in matched:
                 self._missed(tr, t, frame_index)
@@ -787,11 +803,13 @@ class BallTracker:
         self._last_state = self._state(frame_index, source_t)
         return self._last_state
 
-    def _take_pairs(self, active: list[_Track], pairs: list[tuple[int, int]], z, cls, conf,
-                    d2: np.ndarray, r: np.ndarray, t: float, frame: int, used: np.ndarray,
-                    matched: set[int]) -> None:
+    def _take_pairs(self, active: list[_Track], pairs: list[tuple[int, int]], step: _Step,
+                    d2: np.ndarray, r: np.ndarray) -> None:
         """Pass 1's assignments [(track, detection)]: each track judges its detection
-        (``_measure``), the filters take theirs in one batch, and the class votes."""
+        (``_measure``, with the gating's ``d2`` and ``r``), the filters take theirs in one
+        batch, and the class votes; the pairs' detections and tracks are marked in ``step``."""
+        z, cls, conf, t = step.z, step.cls, step.conf, step.t
+        used, matched = step.used, step.matched
         taken = []  # the pairs whose filters take the detection
         for (i, j), zj in zip(pairs, z[[j for _, j in pairs]]):
             active[i].last_z = zj
@@ -804,7 +822,7 @@ class BallTracker:
             self._take_measurements([active[i] for i, _ in taken], z[cols], r[rows], t)
         for i, j in pairs:
             self._vote(active[i], cls[j], conf[j])
-        self._seen([active[i] for i, _ in pairs], t, frame)
+        self._seen([active[i] for i, _ in pairs], t, step.frame)
 
     def _repeated(self, z: np.ndarray, t: float) -> bool:
         """Whether the frame repeats the previous picture: every ball seen moving in the last

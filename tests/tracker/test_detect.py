@@ -977,7 +977,7 @@ def test_a_patch_of_cloth_just_over_the_threshold_is_no_ball(overhead):
     """A ball-sized patch of cloth of a shade scored just over the not-cloth threshold and
     nowhere clearly over it (a cushion's shadow under a cloth model learnt from one frame),
     seen on the first frame, is no ball; a red beside it still is."""
-    from tracker.detect import _FG_LEVEL
+    from tracker.cloth_table import FG_LEVEL
 
     cam, renderer, cal = overhead
     red = np.array([[900.0, 1800.0, R]])
@@ -988,7 +988,7 @@ def test_a_patch_of_cloth_just_over_the_threshold_is_no_ball(overhead):
     # the cloth a little redder (the model is of the cloth's chroma: darker is still cloth)
     shades = [np.clip(green + [0.0, 0.0, dr], 0, 255).astype(np.uint8) for dr in range(41)]
     score = [int(det.score(g[None, None])[0, 0]) for g in shades]
-    fits = [g for g, v in zip(shades, score) if 1.15 * _FG_LEVEL <= v < 1.3 * _FG_LEVEL]
+    fits = [g for g, v in zip(shades, score) if 1.15 * FG_LEVEL <= v < 1.3 * FG_LEVEL]
     assert fits, score
     c = cam.project(np.array([[900.0, 1300.0, R]]))[0]
     r_px = float(cam.ball_radius_px(red, R)[0])
@@ -1044,7 +1044,8 @@ def test_cloth_model_learnt_from_the_frame(overhead):
 def test_score_table_gives_the_lookup_tables_score_of_every_colour():
     """``scores`` through a ``score_table`` is ``lut[lut_index(bgr)]`` for every BGR, in
     images and in stacks of windows."""
-    from tracker.detect import ClothModel, lut_index, score_table, scores
+    from tracker.cloth_table import lut_index, score_table, scores
+    from tracker.detect import ClothModel
 
     lut = ClothModel(np.array([0.3, 0.45, 0.25]), 0.01, 200.0).lut()
     table = score_table(lut)

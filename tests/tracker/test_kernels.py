@@ -11,7 +11,8 @@ import pytest
 from calibration.calibrate import Calibration
 from calibration.specs import SNOOKER
 from tracker import kernels
-from tracker.detect import _FG_LEVEL, _NO_PREFERENCE, _SOFT, BallDetector, _disc_kernels, scores
+from tracker.cloth_table import FG_LEVEL, scores
+from tracker.detect import _NO_PREFERENCE, _SOFT, BallDetector, _disc_kernels
 from tracker.sim.render import Renderer
 from tracker.sim.scenarios import overhead_camera
 from tracker.sim.script import standard_layout
@@ -74,7 +75,7 @@ def test_refine_windows_match_the_numpy_reference(scene):
     c0 = (cands - base).astype(np.float32)
     glint = float(min(2.5 * det.cloth.level, 600))
     inputs = (alpha, valid, score, win, c0, base, r_exp, nbr, dmat, 3, half, glint,
-              2 * _FG_LEVEL, 1.3 * _FG_LEVEL)
+              2 * FG_LEVEL, 1.3 * FG_LEVEL)
     c, cell, d_own, cover, spill, inner, in_k, strong_k, solid, lit = kernels.refine_windows(
         *inputs)
     rc, rcell, rd, rcover, rspill, rinner, rin_k, rstrong_k, rsolid, rlit = (
@@ -312,14 +313,14 @@ def test_cloth_scores_match_the_numpy_reference_exactly(seed):
         model = ClothModel(rng.dirichlet([3, 4, 3]), float(rng.uniform(0.004, 0.04)),
                            float(rng.uniform(40, 600)))
         args = (v, model.chroma.astype(np.float32), model.chroma_sigma, model.level, 3.0, 4.5,
-                1.6, 0.32, 0.6, _FG_LEVEL)
+                1.6, 0.32, 0.6, FG_LEVEL)
         want = kernels.cloth_scores_numpy(*args)
         np.testing.assert_array_equal(kernels.cloth_scores(*args), want)
         np.testing.assert_array_equal(model.lut(), want)
         # the cloth itself scores nothing, and something far off it the most
         c = np.clip(np.rint(model.chroma / model.chroma.sum() * model.level / 4), 0, 63)
         b, g, r = c.astype(int)
-        assert want[(b * 64 + g) * 64 + r] < _FG_LEVEL // 2
+        assert want[(b * 64 + g) * 64 + r] < FG_LEVEL // 2
         assert want.max() == 255
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from calibration.specs import BALL_CLASSES, SNOOKER
-from tracker.shots import ShotConfig, ShotTracker
+from tracker.shots import ShotConfig, ShotTracker, _Lines
 from tracker.sim.truth import read_truth
 from tracker.track import BallTracker
 
@@ -616,6 +616,16 @@ def test_a_ball_struck_back_into_a_cushion_bounces_again(arrives):
     assert [e["cushion"] for e in again] == (["left_top"] if arrives else [])
 
 
+def _lines(ids, t0, t1, pb, vb, pa, va, kick=450.0, from_rest=()) -> _Lines:
+    """The lines of balls ``ids`` either side of the interval (t0, t1], every line holding,
+    none resting before."""
+    n = len(ids)
+    no = np.zeros(n, bool)
+    return _Lines(list(ids), np.array([t0, t1]), 1, pb, vb, np.ones(n, bool), pa, va,
+                  np.ones(n, bool), kick, no, no, np.full(n, np.nan), no, no, no,
+                  np.full((2, n, 2), np.nan), from_rest=list(from_rest))
+
+
 def test_a_ball_squeezed_into_the_top_half_of_a_long_cushion_hit_that_nose():
     """The two noses of a long cushion lie on one line: a ball struck from rest into the
     right cushion above the middle pocket, seen coming back off it, hit right_top."""
@@ -626,8 +636,9 @@ def test_a_ball_squeezed_into_the_top_half_of_a_long_cushion_hit_that_nose():
     u = np.array([np.cos(np.radians(30.0)), np.sin(np.radians(30.0))])
     va = np.array([[-500.0, 400.0]])
     pa = np.array([[SNOOKER.width_mm - reach - 8.0, 2712.0]])
-    out = shots._squeezes(shot, ["red_01"], 1.0, 1.0 + 1 / 30, rest[None], pa, va,
-                          [(0, u, 1.0 + 0.2 / 30)])
+    lines = _lines(["red_01"], 1.0, 1.0 + 1 / 30, rest[None], np.zeros((1, 2)), pa, va,
+                   from_rest=[(0, u, 1.0 + 0.2 / 30)])
+    out = shots._squeezes(shot, lines)
     assert [e["cushion"] for e in out] == ["right_top"]
 
 
@@ -735,14 +746,16 @@ def test_a_ball_that_stayed_still_was_kissed_if_the_white_came_straight_back_off
     at = red - [D, 0.0]
     vb, va = np.array([2400.0, 0.0]), np.array([-1500.0, 0.0])
     pb, pa = at + vb * (t0 - t_hit), at + va * (t1 - t_hit)
-    tau = shots._struck_off(red, pb, vb, pa, va, t0, t1, 450.0)
+    tau = shots._struck_off(_lines(["white"], t0, t1, pb[None], vb[None], pa[None], va[None]),
+                            0, red)
     assert tau is not None and abs(tau - t_hit) < 0.05 / 30
     # off the right nose, a red resting a diameter along the cushion from where it turned
     nose_x = SNOOKER.width_mm - shots._nose_reach_mm
     at = np.array([nose_x, 1300.0])
     vb, va = np.array([1500.0, 1500.0]), np.array([-1200.0, 1500.0])
     pb, pa = at + vb * (t0 - t_hit), at + va * (t1 - t_hit)
-    assert shots._struck_off(at + [0.0, D], pb, vb, pa, va, t0, t1, 450.0) is None
+    lines = _lines(["white"], t0, t1, pb[None], vb[None], pa[None], va[None])
+    assert shots._struck_off(lines, 0, at + [0.0, D]) is None
 
 
 def _on_path(t: float, pieces: list[tuple]) -> tuple[np.ndarray, np.ndarray]:
