@@ -22,7 +22,8 @@ Stages, one frame at a time:
    to their neighbour; discs that do not fill, that sit in something bigger than a ball, that
    something passes through, or that are the shadow split off a ball.
 
-Colour classification is ``tracker.colour``; this module measures each ball's body colour for it.
+Colour classification is ``tracker.colour``; this module measures each ball's body
+colour for it.
 """
 
 from __future__ import annotations

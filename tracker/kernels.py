@@ -43,9 +43,9 @@ def window_pixels_numpy(frame, base, half, gain, x0, y0, factor, table, soft):
     ``frame`` (H, W, 3) uint8 BGR; ``base`` (N, 2) int the windows' base pixels (x, y);
     ``gain`` (h, w) float32 the cloth's flattening gain of the work image, whose pixel (0, 0)
     covers the frame's ``factor`` x ``factor`` pixels from (``x0``, ``y0``); ``table`` the
-    detector's ``score_table`` (6 bits a channel, as ``tracker.cloth_table.score_table`` lays it
-    out); ``soft`` (256,) float32 each score's soft membership. Pixels past
-    the frame's edge repeat its nearest edge pixel. Returns ``win`` (N, S, S, 3) uint8 the
+    detector's ``score_table`` (6 bits a channel, as ``cloth_table.score_table`` lays it
+    out); ``soft`` (256,) float32 each score's soft membership. Pixels past the frame's edge
+    repeat its nearest edge pixel. Returns ``win`` (N, S, S, 3) uint8 the
     flattened BGR, ``score`` (N, S, S) uint8, ``alpha`` (N, S, S) float32 (0 off the frame) and
     ``valid`` (N, S, S) bool on the frame."""
     h, w = frame.shape[:2]
