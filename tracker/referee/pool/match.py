@@ -37,7 +37,6 @@ from tracker.referee.pool.rules import lag_winner as _lag_winner
 from tracker.referee.pool.rules import lowest as _lowest
 from tracker.referee.pool.variants import Variant, variant
 
-DEFAULT_RACE = {"8ball": 1, "9ball": 1, "10ball": 1, "14.1": 100}
 _MODULES = {"8ball": eightball, "9ball": nineball, "10ball": nineball, "14.1": straight}
 STAT_KEYS = ("racks", "break_and_runs", "innings", "balls", "fouls", "high_run")
 
@@ -49,14 +48,15 @@ def rack_balls(game: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class MatchState:
-    """A match of one game: ``race_to`` racks (14.1: points); ``break_order`` "alternate" or
+    """A match of one game: ``race_to`` racks (14.1: points; None: no end but a concession);
+    ``break_order`` "alternate" or
     "winner"; ``first_breaker`` from the lag (None: player 0); ``rack`` the rack in play or the
     last one; ``racks`` racks won; ``stats`` per player, ``STAT_KEYS`` in order."""
 
     game: str
     variant: Variant
     players: tuple[str, str] = ("A", "B")
-    race_to: int = 1
+    race_to: int | None = None
     break_order: str = "alternate"
     first_breaker: int | None = None
     rack: RackState | None = None
@@ -114,7 +114,7 @@ def new_match(game: str, variant_name: str | None = None) -> MatchState:
     """An empty match of ``game`` under the named variant (WPA when None)."""
     if game not in GAMES:
         raise ValueError(f"game must be one of {', '.join(GAMES)}, got {game!r}")
-    return MatchState(game, variant(variant_name), race_to=DEFAULT_RACE[game])
+    return MatchState(game, variant(variant_name))
 
 
 def _new_rack(m: MatchState, number: int, breaker: int, keep: RackState | None = None
@@ -161,7 +161,7 @@ def _finish(m: MatchState, r: RackState, winner: int, reason: str) -> MatchState
                                                       and reason not in ("concede",
                                                                          "three_fouls")))
     m = replace(m, racks=(racks[0], racks[1]))
-    if racks[winner] >= m.race_to:
+    if m.race_to is not None and racks[winner] >= m.race_to:
         m = replace(m, over=True, winner=winner)
     return m
 
@@ -194,9 +194,28 @@ def _choose(m: MatchState, choice: str) -> tuple[MatchState, list[str]]:
     if choice == "spot":
         on_table = by_number((*on_table, eightball.EIGHT))
         respot = [eightball.EIGHT]
-    r = replace(r, striker=striker, options=(), chooser=None, context=None, on_table=on_table,
-                opponent_in=r.opponent_in or striker != r.breaker)
+    r = replace(r, striker=striker, options=(), chooser=None, context=None, on_table=on_table)
     return replace(m, rack=r), respot
+
+
+# the choice taken when a shot comes instead of one: the first of these that lets the player
+# who shot be the striker (any, when the record does not say who shot)
+_DEFAULT_ORDER = ("play", "spot", "pass", "rerack", "rebreak")
+
+
+def _default_choice(m: MatchState, player: int | None
+                    ) -> tuple[MatchState, str, list[str]]:
+    """A shot while a choice is awaited: the player who shot made the choice that lets him
+    shoot ("play" when the record does not say who shot)."""
+    r = m.rack
+    chooser = r.chooser if r.chooser is not None else r.striker
+    shooter = {"play": chooser, "spot": chooser, "rerack": chooser, "pass": 1 - chooser,
+               "rebreak": 1 - chooser}
+    picks = [o for o in _DEFAULT_ORDER if o in r.options
+             and (player is None or shooter[o] == player)]
+    pick = picks[0] if picks else r.options[0]
+    m, respot = _choose(m, pick)
+    return m, pick, respot
 
 
 def _check_shot(r: RackState, s: Shot) -> None:
@@ -225,10 +244,7 @@ def _apply_shot(m: MatchState, s: Shot) -> tuple[MatchState, dict[str, Any]]:
     r = m.rack
     if r.options:
         # a shot while a choice is awaited: the player who shoots made it
-        chooser = r.chooser if r.chooser is not None else r.striker
-        pick = "pass" if (s.player == 1 - chooser and "pass" in r.options) else (
-            "play" if "play" in r.options else r.options[0])
-        m, respot = _choose(m, pick)
+        m, pick, respot = _default_choice(m, s.player)
         r = m.rack
         defaults.append(f"no choice given: {pick} taken")
     if s.player is not None and s.player != r.striker:
@@ -259,6 +275,7 @@ def _apply_shot(m: MatchState, s: Shot) -> tuple[MatchState, dict[str, Any]]:
     if j.last_pocket is not None:
         last[p] = j.last_pocket
     r = replace(r, on_table=on_table, breaking=False, push_out=j.push_out, groups=groups,
+                opponent_in=r.opponent_in or p != r.breaker,
                 points=(points[0], points[1]), fouls=fouls, warned=warned, call=None,
                 last_pockets=(last[0], last[1]), run=r.run + legal_balls, shots=r.shots + 1,
                 opening=False)
@@ -274,7 +291,7 @@ def _apply_shot(m: MatchState, s: Shot) -> tuple[MatchState, dict[str, Any]]:
     if j.winner is not None:
         m, r = _end_inning(m, r, p)
         return _finish(m, r, j.winner, j.end_reason or "won"), res
-    if m.game == "14.1" and r.points[p] >= m.race_to:
+    if m.game == "14.1" and m.race_to is not None and r.points[p] >= m.race_to:
         m, r = _end_inning(m, r, p)
         return _finish(m, r, p, "points_reached"), res
     if j.turn_over:
@@ -282,7 +299,7 @@ def _apply_shot(m: MatchState, s: Shot) -> tuple[MatchState, dict[str, Any]]:
         r = replace(r, striker=1 - p)
     if j.options:
         r = replace(r, options=j.options, chooser=j.chooser, context=j.context)
-    r = replace(r, in_hand=j.in_hand, opponent_in=r.opponent_in or r.striker != r.breaker)
+    r = replace(r, in_hand=j.in_hand)
     return replace(m, rack=r), res
 
 
@@ -377,7 +394,7 @@ def _result(m: MatchState, kind: str, res: dict[str, Any]) -> Result:
         r.chooser if r.options and r.chooser is not None else r.striker)
     ball_on = _ball_on(m)
     needs_one = (m.game == "14.1" and next_player is not None
-                 and r.points[next_player] == m.race_to - 1)
+                 and m.race_to is not None and r.points[next_player] == m.race_to - 1)
     return Result(
         type=kind, game=m.game, variant=m.variant.name,
         rack=0 if r is None else r.number, shot=0 if r is None else r.shots,

@@ -38,6 +38,8 @@ def _opening(rack: RackState, shot: Shot, call: Call | None, v: Variant) -> Judg
     made = (call is not None and call.ball is not None
             and called_ball_made(shot, call, j.defaults) is not None)
     rails = shot.cue_rail is not False and (shot.break_rail_balls or 0) >= OPENING_RAIL_BALLS
+    if shot.cue_rail is None and rails:
+        j.defaults.append("cue_rail not given: the cue ball taken as reaching a cushion")
     if shot.break_rail_balls is None and not made:
         j.defaults.append("break_rail_balls not given: the opening break taken as legal")
         rails = True
