@@ -148,3 +148,28 @@ def test_bad_variants(name, over, msg):
 def test_variant_overrides_are_named():
     v = variant("wpa", (("last_pocket", True),))
     assert v.last_pocket and v.name == "wpa+last_pocket"
+
+
+@pytest.mark.parametrize("game,expect", [
+    ("8ball", ("lost",)), ("9ball", ("lost",)), ("14.1", ("points", -15)),
+], ids=["I.24.3(a) unsporting conduct loses the 8-ball rack",
+        "I.24.3(a) unsporting conduct loses the 9-ball rack",
+        "I.24.3(a) unsporting conduct costs 15 points in 14.1, re-rack or play on"])
+def test_unsporting_conduct(game, expect):
+    _, r = one(at(game), shot(None, foul="unsporting"))
+    if expect[0] == "lost":
+        assert r["rack_over"] and r["winner"] == 1 and r["end_reason"] == "unsporting"
+    else:
+        assert r["score"] == [expect[1], 0] and r["options"] == ["rerack", "play"]
+        assert r["chooser"] == 1
+
+
+@pytest.mark.parametrize("game,balls", [("8ball", 15), ("9ball", 9), ("10ball", 10),
+                                        ("14.1", 15)],
+                         ids=["I.2 8-ball: fifteen balls", "I.2 WPA 9-Ball Racking: 1-9",
+                              "WPA 10-Ball Racking: 1-10", "I.2 14.1: fifteen balls"])
+def test_a_new_rack_is_broken_from_the_kitchen(game, balls):
+    """Seed 004 I.2, I.5: the balls racked; the breaker's cue ball in hand behind the head
+    string."""
+    _, r = one(new_match(game), {"type": "rack", "breaker": 1})
+    assert len(r["on_table"]) == balls and r["in_hand"] == "kitchen" and r["next_player"] == 1

@@ -10,7 +10,7 @@ from tracker.referee.pool.match import apply, new_match, rack_balls
 from tracker.referee.pool.records import CALLED_FOULS, POCKETS
 from tracker.referee.pool.variants import VARIANTS
 
-PENALTIES = {0, 1, 2, 15 + 1, 15 + 2}  # none, a foul, a breaking violation, third foul (+15)
+PENALTIES = {0, 1, 2, 15, 15 + 1}  # none, a foul, a breaking violation, unsporting, third foul
 
 
 def _shot(data, on_table):

@@ -32,7 +32,14 @@ from tracker.referee.pool.records import (
     Warning,
     parse_record,
 )
-from tracker.referee.pool.rules import Judgement, RackState, by_number, count_foul, respot_order
+from tracker.referee.pool.rules import (
+    Judgement,
+    RackState,
+    by_number,
+    count_foul,
+    respot_order,
+    unsporting,
+)
 from tracker.referee.pool.rules import lag_winner as _lag_winner
 from tracker.referee.pool.rules import lowest as _lowest
 from tracker.referee.pool.variants import Variant, variant
@@ -262,6 +269,7 @@ def _apply_shot(m: MatchState, s: Shot) -> tuple[MatchState, dict[str, Any]]:
             straight.third_foul(j, p, v)
         else:
             game.third_foul(j, p)
+    unsporting(j, s, m.game, p)
     gone = set(s.object_potted()) | {b for b in s.off_table if b != "cue"}
     on_table = j.on_table if j.on_table is not None else by_number(
         (set(r.on_table) - gone) | set(j.spotted))

@@ -235,6 +235,23 @@ def respot_order(balls) -> list[dict[str, str]]:
     return out
 
 
+UNSPORTING_14_1_POINTS = 15  # seed 004 I.24.3(a): fifteen points off in 14.1
+
+
+def unsporting(j: Judgement, shot: Shot, game: str, striker: int) -> None:
+    """Seed 004 I.20(c), I.24.3(a): a foul called unsporting conduct loses the rack in 8-ball
+    and 9-ball (10-ball alike); in 14.1 it costs fifteen points and the balls are set up
+    again unless the opponent plays on (a re-rack broken by the opponent)."""
+    if "unsporting" not in shot.foul:
+        return
+    if game != "14.1":
+        j.winner, j.end_reason = 1 - striker, "unsporting"
+        return
+    j.penalty = UNSPORTING_14_1_POINTS
+    j.rerack, j.on_table, j.rebreak_by = None, None, None
+    j.options, j.chooser, j.context = ("rerack", "play"), 1 - striker, "unsporting"
+
+
 def lag_winner(lag: Lag) -> int | None:
     """Seed 004 I.4; WPA General Rules "Lag for Break": a player who fouls the lag loses it; if
     both foul or the referee cannot tell, the lag is played again (None); else the ball nearer
