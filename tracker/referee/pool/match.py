@@ -273,7 +273,9 @@ def _apply_shot(m: MatchState, s: Shot) -> tuple[MatchState, dict[str, Any]]:
     gone = set(s.object_potted()) | {b for b in s.off_table if b != "cue"}
     on_table = j.on_table if j.on_table is not None else by_number(
         (set(r.on_table) - gone) | set(j.spotted))
-    legal_balls = 0 if j.fouls else len(s.object_potted())
+    # balls made on a foul or a push-out do not count (seed 004 I.11; WPA 9-Ball "Push Out")
+    pushed = call is not None and call.push_out
+    legal_balls = 0 if j.fouls or pushed else len(s.object_potted())
     if m.game == "14.1":
         legal_balls = j.points
     points = list(r.points)
