@@ -136,6 +136,7 @@ def test_no_third_foul_without_the_warning():
     assert not out[-1]["rack_over"] and out[-1]["consecutive_fouls"][0] == 2
     m, out = play(m, shot(None), shot(None), shot(None), shot(None),
                   {"type": "warning", "player": 0}, shot(None))
+    assert out[-2]["type"] == "warning" and out[-2]["warning"] == [True, False]
     assert out[-1]["rack_over"] and out[-1]["winner"] == 1
 
 

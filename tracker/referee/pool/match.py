@@ -20,16 +20,17 @@ from typing import Any
 from tracker.referee.pool import eightball, nineball, straight
 from tracker.referee.pool.records import (
     GAMES,
+    RECORD_TYPES,
     Call,
     Choice,
     Concede,
+    FoulWarning,
     Interference,
     Lag,
     Match,
     Rack,
     Record,
     Shot,
-    Warning,
     parse_record,
 )
 from tracker.referee.pool.rules import (
@@ -365,7 +366,7 @@ def apply(m: MatchState, record: Record | Mapping[str, Any]) -> tuple[MatchState
         raise TypeError("state must be a MatchState (see new_match)")
     rec = record if not isinstance(record, Mapping) else parse_record(record)
     res: dict[str, Any] = {}
-    kind = type(rec).__name__.lower()
+    kind = RECORD_TYPES[type(rec)]
     if isinstance(rec, (Match, Lag, Rack)):
         m = _start(m, rec)
         if isinstance(rec, Lag):
@@ -384,7 +385,7 @@ def apply(m: MatchState, record: Record | Mapping[str, Any]) -> tuple[MatchState
     elif isinstance(rec, Choice):
         m, respot = _choose(m, rec.choice)
         res["respotted"] = tuple(respot_order(respot))
-    elif isinstance(rec, Warning):
+    elif isinstance(rec, FoulWarning):
         if m.rack.fouls[rec.player] != 2:
             raise ValueError(f"player {rec.player} is not on two fouls")
         w = list(m.rack.warned)

@@ -141,7 +141,7 @@ class Choice:
 
 
 @dataclass(frozen=True)
-class Warning:
+class FoulWarning:
     """Seed 004 I.19; WPA Three Consecutive Fouls: ``player``, on two fouls, was warned."""
 
     player: int
@@ -157,7 +157,11 @@ class Interference:
     """Seed 004 I.23.2(e): balls moved by outside interference are put back; play goes on."""
 
 
-Record = Match | Lag | Rack | Shot | Call | Choice | Warning | Concede | Interference
+Record = Match | Lag | Rack | Shot | Call | Choice | FoulWarning | Concede | Interference
+# each record's ``type`` in JSON
+RECORD_TYPES = {Match: "match", Lag: "lag", Rack: "rack", Shot: "shot", Call: "call",
+                Choice: "choice", FoulWarning: "warning", Concede: "concede",
+                Interference: "interference"}
 
 
 def _player(v: Any, field: str) -> int:
@@ -327,7 +331,7 @@ def parse_record(d: Mapping[str, Any]) -> Record:
                    bool(_bool(d.get("winner_breaks"), "winner_breaks", True)))
     if kind == "warning":
         _check_unknown(d, {"player"}, "warning")
-        return Warning(_player(d.get("player"), "player"))
+        return FoulWarning(_player(d.get("player"), "player"))
     if kind == "concede":
         _check_unknown(d, {"player"}, "concede")
         return Concede(_player(d.get("player"), "player"))
