@@ -40,6 +40,11 @@ def _record(data, m):
     r = m.rack
     if r is None or r.over:
         return {"type": "rack"}
+    rare = data.draw(st.integers(0, 40))
+    if rare == 0:
+        return {"type": "concede", "player": data.draw(st.integers(0, 1))}
+    if rare == 1:
+        return {"type": "interference"}
     if r.options and data.draw(st.integers(0, 3)):
         return {"type": "choice", "choice": data.draw(st.sampled_from(r.options))}
     if not r.options and r.call is None and data.draw(st.integers(0, 2)) == 0:
