@@ -14,12 +14,21 @@ from tracker.referee.snooker import Referee
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("shots", help="shot records, one JSON object a line")
+    parser.add_argument("--game", default="snooker",
+                        choices=("snooker", "8ball", "9ball", "10ball", "14.1"),
+                        help="the game's rules (default snooker; the pool games in "
+                             "docs/POOL_RULES.md)")
+    parser.add_argument("--variant", default=None,
+                        help="pool rule variant: wpa (default), seed004, bar, last_pocket")
 
 
 def run(args: argparse.Namespace) -> int:
     """Read every line, referee it, then print the results; a bad file or line raises
     InputError naming the file and the line, before anything is printed."""
     path = args.shots
+    if getattr(args, "game", "snooker") != "snooker":
+        from tracker.referee.pool.command import run_pool
+        return run_pool(path, args.game, args.variant)
     try:
         with open(path, encoding="utf-8") as fh:
             lines = fh.read().splitlines()
