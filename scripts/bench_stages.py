@@ -44,7 +44,7 @@ SAMPLES = ROOT / "sample_videos"
 STAGES = [("detection", BallDetector, "detect"),
           ("  change search", BallDetector, "_changed"),
           ("  cloth relearning", BallDetector, "_learn_cloth"),
-          ("  look", BallDetector, "_look"),
+          ("  look", BallDetector, "_balls_in_window"),
           ("    candidates", BallDetector, "_candidates"),
           ("      blob discs", BallDetector, "_explain_blob"),
           ("    refinement", BallDetector, "_refine"),

@@ -651,7 +651,7 @@ def _looked_at(part: _Pieces, meets: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return look, sel
 
 
-def _cut(comp: np.ndarray, sel: np.ndarray, window: tuple[int, int, int, int],
+def _blob_meets_window_edge(comp: np.ndarray, sel: np.ndarray, window: tuple[int, int, int, int],
          size: tuple[int, int]) -> bool:
     """Whether a blob of ``comp`` (labels of the ``window``) that ``sel`` picks meets an edge
     of the window inside the picture of ``size`` (w, h)."""
@@ -664,28 +664,16 @@ def _cut(comp: np.ndarray, sel: np.ndarray, window: tuple[int, int, int, int],
 
 def _streak_centre(blob: np.ndarray, r: float, found: int, stood: np.ndarray | None = None,
                    going: np.ndarray | None = None) -> tuple[float, float] | None:
-    """The middle (x, y) of ``blob`` (bool, its box) when it is one ball's blur streak: a
-    straight band as wide as a ball all along (1.6 to 2.6 radii ``r``, or to 2.9 where its soft
-    edges widen it evenly; down to 1.4 in the third at one end, a faint end the noise thins)
-    and longer than two and a half balls (5 radii), with round ends, filling that shape (as
-    wide as it is, up to a ball's width), in which fewer discs were ``found`` than balls in a
-    row would fill it with; else None. Balls in a row are found one by one, a cue is narrower,
-    a bigger blob wider. (A shorter streak is found as two or three discs along it, which
-    ``_dedupe`` makes one.)
+    """The middle (x, y) of ``blob`` (bool, its box) if it is one ball's blur streak, else None.
 
-    ``stood``: where the balls of the last answer stood (M, 2), in the box's px. The band is
-    then a streak however many discs were found in it, from ``_SHORT_STREAK`` radii long,
-    where the nearest of them lies a radius or more behind its middle, along it (within
-    ``_STREAK_AXIS_DEG``), and none on the band ahead of its middle: a blur of a radius or
-    more, from a camera whose shutter is open most of the frame, shows a head and a tail, one
-    of which ``_dedupe`` keeps for the ball, or both, further apart than it takes for one ball
-    (a ball struck from rest leaves its place at the band's tail). Balls in a row, and two
-    balls rolling side by side, touching, stood on either side of their band's middle; a ball
-    rolling up to one at rest, behind it and ahead. ``going`` (M, 2), how far each of them
-    had gone since the answer before, in the same px: the nearest may then lie half a radius
-    or more behind the middle when it was going towards it at a radius or more a frame (a
-    blur of 1 to 2 radii: the last answer held the ball at its blur's head, where this blur's
-    tail begins)."""
+    A streak is a straight band as wide as a ball all along (``_ball_wide``), with round ends,
+    filling that shape, and either longer than 5 radii ``r`` with fewer discs ``found`` in it
+    than balls in a row would give, or (``stood``: where the last answer's balls stood, (M, 2)
+    in the box's px) from ``_SHORT_STREAK`` radii long with the nearest of those balls a radius
+    or more behind its middle along it and none on the band ahead: a long-shutter blur shows a
+    head and a tail. ``going`` (M, 2), how far each of those balls had gone since the answer
+    before: a ball going at a radius or more a frame towards the middle may lie only half a
+    radius behind it (the last answer held it at its blur's head)."""
     cov = _blob_cov(blob)
     if cov is None:
         return None
@@ -802,7 +790,8 @@ def _lone_shaped(area, width, height, r):
     return (area <= 1.15 * (np.pi * r * r)) & (np.maximum(width, height) <= 2.3 * r)
 
 
-def _most_of(boxes: list[tuple[int, int, int, int]], window: tuple[int, int, int, int]) -> bool:
+def _boxes_cover_window(boxes: list[tuple[int, int, int, int]],
+                        window: tuple[int, int, int, int]) -> bool:
     """Whether ``boxes`` (x0, y0, x1, y1) cover 80 % of ``window``'s area or more (as well
     search the window)."""
     wx0, wy0, wx1, wy1 = window
@@ -810,7 +799,7 @@ def _most_of(boxes: list[tuple[int, int, int, int]], window: tuple[int, int, int
         (wx1 - wx0) * (wy1 - wy0))
 
 
-def _held(spans: np.ndarray, boxes: list[tuple[int, int, int, int]], margin: int,
+def _spans_inside_boxes(spans: np.ndarray, boxes: list[tuple[int, int, int, int]], margin: int,
           size: tuple[int, int]) -> bool:
     """Whether each of the work-image ``spans`` (K, 4: x, y, w, h) lies in one of ``boxes``
     (x0, y0, x1, y1) at least ``margin`` px in from its edges inside the picture of ``size``
@@ -828,7 +817,7 @@ def _held(spans: np.ndarray, boxes: list[tuple[int, int, int, int]], margin: int
     return bool(inside.any(1).all())
 
 
-def _span(spans: np.ndarray) -> tuple[int, int, int, int] | None:
+def _box_round_spans(spans: np.ndarray) -> tuple[int, int, int, int] | None:
     """The box (x0, y0, x1, y1) round the ``spans`` (K, 4: x, y, w, h), or None for none."""
     if not len(spans):
         return None
@@ -847,7 +836,7 @@ def _first_block(part: _Pieces, i: int) -> tuple[int, int]:
     return top, (ox + bx + int(cols[0])) // 2
 
 
-def _grown(box: tuple[int, int, int, int], by: int, window: tuple[int, int, int, int]
+def _grow_box(box: tuple[int, int, int, int], by: int, window: tuple[int, int, int, int]
            ) -> tuple[int, int, int, int]:
     """``box`` grown by ``by`` px each way, inside ``window``, its origin an even number of
     pixels from the window's."""
@@ -857,7 +846,7 @@ def _grown(box: tuple[int, int, int, int], by: int, window: tuple[int, int, int,
             min(box[3] + by, wy1))
 
 
-def _merged(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+def _merge_boxes(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
     """Overlapping boxes joined into their bounding boxes until none overlap."""
     boxes = list(boxes)
     joined = True
@@ -918,7 +907,7 @@ class BallDetector:
         # in
         self._last: Detections | None = None
         self._before: Detections | None = None
-        # the last answer, the one before and ``_going``'s steps between them
+        # the last answer, the one before and ``_last_steps_px``'s steps between them
         self._steps: tuple = (None, None, None)
         self._seen: np.ndarray | None = None
         self._seen_sum: np.ndarray | None = None  # B + G + R of ``_seen`` on a coarse grid
@@ -929,7 +918,7 @@ class BallDetector:
         self._cast: np.ndarray | None = None
         # the table (``_sampled``) in the light the last change of its colour left (or the first)
         self._ref_px: tuple | None = None
-        self._seen_most: np.ndarray | None = None  # ``_most`` of ``_seen``
+        self._seen_brightest: np.ndarray | None = None  # ``_brightest_channel`` of ``_seen``
         # the largest change of the picture's brightness (a fraction) since the whole table
         # was last looked at: the lamps' flicker
         self._swing = 0.0
@@ -962,7 +951,7 @@ class BallDetector:
         self._last = self._before = None
         self._steps = (None, None, None)
         self._seen = None
-        self._seen_sum = self._seen_most = self._seen_px = None
+        self._seen_sum = self._seen_brightest = self._seen_px = None
         self._cast = self._ref_px = None
         self._swing = 0.0
         self._gain = 1.0
@@ -1259,7 +1248,7 @@ class BallDetector:
                 return self._last
             window = self._window(region, prep)
         frame = self._uncast(frame)  # only where it is looked at (1 ms at 1080p)
-        found = self._look(frame, small, prep, window, region)
+        found = self._balls_in_window(frame, small, prep, window, region)
         if found is not None:
             self._reach = None
         else:
@@ -1268,12 +1257,12 @@ class BallDetector:
             # cut as the window's were, or in one box more round what the frame before's
             # search of the whole picture held: a player beside the table)
             window = (0, 0, small.shape[1], small.shape[0])
-            found = self._look(frame, small, prep, window, region, in_boxes=False)
+            found = self._balls_in_window(frame, small, prep, window, region, in_boxes=False)
         new, kept, claimed = found
         self._seen_sum = self._seen_px = None
         if kept is None:
             self._seen = small.copy()
-            self._seen_most = None
+            self._seen_brightest = None
             self._swing = 0.0
             result = new
         else:
@@ -1292,8 +1281,8 @@ class BallDetector:
                 out = cv2.copyTo(now, mask[by:by + bh, bx:bx + bw], seen)
                 if not np.shares_memory(out, seen):
                     seen[...] = out
-                if self._seen_most is not None:
-                    self._most_again(box)
+                if self._seen_brightest is not None:
+                    self._update_brightest_channel(box)
             result = _dedupe(_concat(kept, new), cloth_lab=self._cloth.lab())
         self._before, self._last = self._last, result
         return result
@@ -1380,16 +1369,16 @@ class BallDetector:
         flicker = abs(gain - 1) >= 0.01
         self._gain = gain if flicker else 1.0
         seen = cv2.convertScaleAbs(self._seen, alpha=gain) if flicker else self._seen
-        most = self._most(cv2.absdiff(small, seen))
+        most = self._brightest_channel(cv2.absdiff(small, seen))
         if flicker:
             self._swing = max(self._swing, abs(gain - 1))
         if self._swing:
             # the codec carries a change of the lamps' brightness to some parts of the picture
             # and not to others (a ball may keep its brightness where the cloth around it
             # follows the lamps): a change that the lamps' swing could make is none
-            if self._seen_most is None:
-                self._seen_most = self._most(self._seen)
-            most = cv2.addWeighted(most, 1.0, self._seen_most, -self._swing * gain, 0.0)
+            if self._seen_brightest is None:
+                self._seen_brightest = self._brightest_channel(self._seen)
+            most = cv2.addWeighted(most, 1.0, self._seen_brightest, -self._swing * gain, 0.0)
         changed = cv2.compare(most, self.config.change_level, cv2.CMP_GE)
         changed = cv2.bitwise_and(changed, prep.mask)
         if not cv2.countNonZero(changed):
@@ -1399,22 +1388,22 @@ class BallDetector:
         return cv2.dilate(changed, np.ones((5, 5), np.uint8))
 
     @staticmethod
-    def _most(image: np.ndarray) -> np.ndarray:
+    def _brightest_channel(image: np.ndarray) -> np.ndarray:
         """(h, w) uint8 the largest of each pixel's B, G, R in ``image`` (h, w, 3), averaged
         over 3 x 3 pixels."""
         b, g, r = cv2.split(image)
         return cv2.blur(cv2.max(cv2.max(b, g, dst=b), r, dst=b), (3, 3))
 
-    def _most_again(self, window: tuple[int, int, int, int]) -> None:
-        """``_seen_most`` made again where ``_seen`` changed inside the work-image ``window``
+    def _update_brightest_channel(self, window: tuple[int, int, int, int]) -> None:
+        """``_seen_brightest`` made again where ``_seen`` changed inside the work-image ``window``
         (x0, y0, x1, y1): a pixel beyond it, as far as the 3 x 3 average reaches, from the
         pixels two beyond it (or the picture's edge, where the average reflects alike)."""
-        h, w = self._seen_most.shape
+        h, w = self._seen_brightest.shape
         x0, y0, x1, y1 = window
         cx0, cy0, cx1, cy1 = max(x0 - 2, 0), max(y0 - 2, 0), min(x1 + 2, w), min(y1 + 2, h)
-        part = self._most(np.ascontiguousarray(self._seen[cy0:cy1, cx0:cx1]))
+        part = self._brightest_channel(np.ascontiguousarray(self._seen[cy0:cy1, cx0:cx1]))
         ox0, oy0, ox1, oy1 = max(x0 - 1, 0), max(y0 - 1, 0), min(x1 + 1, w), min(y1 + 1, h)
-        self._seen_most[oy0:oy1, ox0:ox1] = part[oy0 - cy0:oy1 - cy0, ox0 - cx0:ox1 - cx0]
+        self._seen_brightest[oy0:oy1, ox0:ox1] = part[oy0 - cy0:oy1 - cy0, ox0 - cx0:ox1 - cx0]
 
     @staticmethod
     def _window(region: np.ndarray, prep: _Frame) -> tuple[int, int, int, int]:
@@ -1425,7 +1414,7 @@ class BallDetector:
         hh, ww = region.shape
         return max(x - m, 0), max(y - m, 0), min(x + bw + m, ww), min(y + bh + m, hh)
 
-    def _look(self, frame: np.ndarray, small: np.ndarray, prep: _Frame,
+    def _balls_in_window(self, frame: np.ndarray, small: np.ndarray, prep: _Frame,
               window: tuple[int, int, int, int], region: np.ndarray | None, in_boxes: bool = True):
         """Balls in the work-image ``window`` (in the blobs that meet ``region``, or all):
         (Detections, the balls of the last answer that stand (None without a ``region``), the
@@ -1439,7 +1428,7 @@ class BallDetector:
         if found is None:
             return None
         centres_w, claimed, streak = found
-        kept = None if region is None else self._kept(prep, window, claimed)
+        kept = None if region is None else self._last_balls_outside(prep, window, claimed)
         if not len(centres_w):
             return Detections.empty(with_mm=True), kept, claimed
         # work px -> full-res px
@@ -1482,8 +1471,8 @@ class BallDetector:
                        lab[keep])
         return _dedupe(d, cloth_lab=self._cloth.lab()), kept, claimed
 
-    def _kept(self, prep: _Frame, window: tuple[int, int, int, int], claimed: np.ndarray
-              ) -> Detections:
+    def _last_balls_outside(self, prep: _Frame, window: tuple[int, int, int, int],
+                            claimed: np.ndarray) -> Detections:
         """The balls of the last answer outside what was looked at again."""
         last = self._last
         if not len(last):
@@ -1628,15 +1617,15 @@ class BallDetector:
         boxes = [(wx0 + 4 * x - 4, wy0 + 4 * y - 4, wx0 + 4 * (x + w) + 4, wy0 + 4 * (y + h) + 4)
                  for x, y, w, h, _ in cstats[1:]]
         if in_boxes:
-            first = _merged([_grown(b, grow, window) for b in boxes])
+            first = _merge_boxes([_grow_box(b, grow, window) for b in boxes])
             tries = 3 if self._boxes_cut < 2 else 0
         else:  # one try, with a box round what the last such search held, if any
             tries = 1 if self._reach is not None else 0
             boxes = boxes + [self._reach] * tries
         held = []
         for attempt in range(tries):
-            boxes = _merged([_grown(b, grow * (1 + 3 * attempt), window) for b in boxes])
-            if _most_of(boxes, window):
+            boxes = _merge_boxes([_grow_box(b, grow * (1 + 3 * attempt), window) for b in boxes])
+            if _boxes_cover_window(boxes, window):
                 break  # as well search the window
             blobs, cut = [], []
             for box in boxes:
@@ -1645,7 +1634,7 @@ class BallDetector:
                 look, sel = _looked_at(part, region[y0:y1, x0:x1] > 0)
                 spans = np.concatenate([part.stats[look, :4], part.wstats[sel, :4]])
                 spans += [x0, y0, 0, 0]
-                if not _held(spans, [box], m, (full_w, full_h)):
+                if not _spans_inside_boxes(spans, [box], m, (full_w, full_h)):
                     cut.append(box)
                     continue
                 held.append(spans)
@@ -1654,7 +1643,7 @@ class BallDetector:
                 if in_boxes:
                     self._boxes_cut = 0
                 else:
-                    self._reach = _span(np.concatenate(held))
+                    self._reach = _box_round_spans(np.concatenate(held))
                 # in the order of each blob's first 2 x 2 block in the window
                 blobs.sort(key=lambda b: _first_block(*b))
                 radii = [self._blob_radii(part, [i], prep)[0] for part, i in blobs]
@@ -1665,16 +1654,17 @@ class BallDetector:
         spans = (part.stats[look, :4] if sel is None else np.concatenate(
             [part.stats[look, :4], part.wstats[sel, :4]])) + [wx0, wy0, 0, 0]
         if not in_boxes:
-            self._reach = _span(spans)
+            self._reach = _box_round_spans(spans)
         else:
             # whether the first boxes would have held what is looked at: after two frames in a
             # row where they would not (a player beside the table), the window is searched at
             # once (the same answer as its boxes give; only the time differs)
-            cut = not _most_of(first, window) and not _held(spans, first, m, (full_w, full_h))
+            cut = (not _boxes_cover_window(first, window)
+                   and not _spans_inside_boxes(spans, first, m, (full_w, full_h)))
             self._boxes_cut = self._boxes_cut + 1 if cut else 0
         # the whole blobs of what is looked at must lie inside the window
         comp, sel = (part.labels, look) if sel is None else (part.whole, sel)
-        if _cut(comp, sel, window, (full_w, full_h)):
+        if _blob_meets_window_edge(comp, sel, window, (full_w, full_h)):
             return None
         if part.whole is None and look.any():
             # nor may a piece that would pass for a lone ball be one cut off something that the
@@ -1688,8 +1678,8 @@ class BallDetector:
                 whole = self._pieces(small, prep, window, window, always_whole=True)
                 held = np.zeros(part.n, bool)
                 held[lone] = True
-                if _cut(whole.whole, _looked_at(whole, held[part.labels])[1], window,
-                        (full_w, full_h)):
+                if _blob_meets_window_edge(whole.whole, _looked_at(whole, held[part.labels])[1],
+                                           window, (full_w, full_h)):
                     return None
         idx = np.flatnonzero(look)
         return [(part, int(i), r) for i, r in zip(idx, self._blob_radii(part, idx, prep))]
@@ -1743,10 +1733,10 @@ class BallDetector:
             soft = soft * g["room"][y0 + by:y0 + by + bh, x0 + bx:x0 + bx + bw]
         found = self._explain_blob(soft, bx + ox, by + oy, r, intruding, part.flat[sl])
         if not intruding and np.hypot(bw, bh) >= _SHORT_STREAK * r:  # long enough for a streak
-            stood = self._stood(prep)
+            stood = self._last_centres_work_px(prep)
             if stood is not None:
                 stood = stood - [window[0] + bx + ox, window[1] + by + oy]
-            going = self._going()
+            going = self._last_steps_px()
             streak = _streak_centre(blob, r, len(found), stood,
                                     None if going is None else going / prep.grid["factor"])
             if streak is not None:  # one fast ball blurred along its path
@@ -1989,14 +1979,14 @@ class BallDetector:
             c[grey] = np.where(sharp[:, None], (edge - half).astype(np.float32), c[grey])
         return c.astype(np.float64) + base, cover, lab, ok, lit
 
-    def _stood(self, prep: _Frame) -> np.ndarray | None:
+    def _last_centres_work_px(self, prep: _Frame) -> np.ndarray | None:
         """Where the balls of the last answer stood (M, 2), in work-image px; None before it."""
         last = self._last
         if last is None:
             return None
         return (last.xy_px - prep.roi[:2] + 0.5) / prep.grid["factor"] - 0.5
 
-    def _going(self) -> np.ndarray | None:
+    def _last_steps_px(self) -> np.ndarray | None:
         """How far each ball of the last answer had gone (M, 2) from the nearest ball of the
         answer before, in picture px; None without both. Made once for each pair of answers."""
         last, before = self._last, self._before
@@ -2012,7 +2002,7 @@ class BallDetector:
         ``refine_windows`` counts them) only along the way it came from the nearest ball of the
         last answer, ``_BLUR_MOVE`` radii away, which was going that way then (from the
         nearest ball of the answer before): its own blur, ahead and behind it."""
-        steps = self._going()
+        steps = self._last_steps_px()
         out = np.zeros(len(xy_px), bool)
         if steps is None:
             return out

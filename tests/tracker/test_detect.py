@@ -533,7 +533,7 @@ def test_changes_searched_in_boxes_find_what_the_whole_window_finds(monkeypatch)
             break
         a = boxed.detect(image)
         with monkeypatch.context() as m:
-            m.setattr(detect, "_grown", lambda box, by, window: window)  # one box: the window
+            m.setattr(detect, "_grow_box", lambda box, by, window: window)  # one box: the window
             b = whole.detect(image)
         for name in ("xy_px", "r_px", "confidence", "xy_mm", "lab"):
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name),
@@ -566,8 +566,9 @@ def test_lamp_flicker_is_no_change_on_the_table():
     last, same, rest, false = None, 0, 0, []
     for k, image in enumerate(read_frames(clip)):
         d = det.detect(image)
-        if det._seen_most is not None:  # made again only where a look changed what was seen
-            assert np.array_equal(det._seen_most, det._most(det._seen)), f"frame {k}"
+        if det._seen_brightest is not None:  # made again only where a look changed what was seen
+            want = det._brightest_channel(det._seen)
+            assert np.array_equal(det._seen_brightest, want), f"frame {k}"
         kept = colour.classify(d, det.cloth)
         on = np.flatnonzero((balls.visible[k] >= 0.5) & (balls.state[k] != "potted"))
         if 110 <= k <= 130:
@@ -595,14 +596,14 @@ def test_an_arm_cut_by_the_window_is_looked_at_without_the_whole_table(monkeypat
     cal = Calibration.from_camera(Camera.from_dict(meta["camera"]))
     det = BallDetector(cal)
     whole = []
-    look = BallDetector._look
+    look = BallDetector._balls_in_window
 
     def counted(self, frame, small, prep, window, region, **kwargs):
         if region is None:
             whole.append(k)
         return look(self, frame, small, prep, window, region, **kwargs)
 
-    monkeypatch.setattr(BallDetector, "_look", counted)
+    monkeypatch.setattr(BallDetector, "_balls_in_window", counted)
     for k, image in enumerate(read_frames(clip)):
         if k > 41:
             break
@@ -1210,16 +1211,16 @@ def test_a_blobs_spread_is_the_covariance_of_its_pixels():
 
 
 def test_the_change_searchs_image_is_the_largest_channel_averaged_over_3_by_3():
-    """``_most``: each pixel's largest of B, G, R, averaged over 3 x 3 pixels (reflected at the
-    picture's edges), on random pictures of odd sizes, to the last bit."""
+    """``_brightest_channel``: each pixel's largest of B, G, R, averaged over 3 x 3 pixels
+    (reflected at the picture's edges), on random pictures of odd sizes, to the last bit."""
     rng = np.random.default_rng(6)
     for _ in range(20):
         h, w = (int(v) for v in rng.integers(3, 120, 2))
         image = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
         want = cv2.blur(np.ascontiguousarray(image.max(axis=2)), (3, 3))
-        assert np.array_equal(BallDetector._most(image), want)
+        assert np.array_equal(BallDetector._brightest_channel(image), want)
         part = image[1:, 1:]  # a view into a bigger picture
-        assert np.array_equal(BallDetector._most(part),
+        assert np.array_equal(BallDetector._brightest_channel(part),
                               cv2.blur(np.ascontiguousarray(part.max(axis=2)), (3, 3)))
 
 
