@@ -71,9 +71,10 @@ from typing import Protocol
 import numpy as np
 from filterpy.common import Q_discrete_white_noise
 from filterpy.kalman import KalmanFilter
-from scipy.optimize import linear_sum_assignment
 
 from calibration.specs import BALL_CLASSES, COLOURS, SNOOKER, SnookerTableSpec
+from tracker.tracking.association import INFEASIBLE, Association, assign
+from tracker.tracking.pockets import Pockets
 
 TRACK_STATES = ("seen", "predicted", "potted", "off_table")
 _TRACK_STATE_SET = frozenset(TRACK_STATES)
@@ -82,7 +83,6 @@ RED = BALL_CLASSES.index("red")
 WHITE = BALL_CLASSES.index("white")
 N_CLASSES = len(BALL_CLASSES)
 # Cost of an assignment outside every gate: larger than any gated cost can be.
-_INFEASIBLE = 1e9
 _EYE4 = np.eye(4)
 _EYE4.setflags(write=False)
 
@@ -257,32 +257,6 @@ class TrackerConfig:
             raise ValueError(f"TrackerConfig.relabel_ratio must be > 1, got {self.relabel_ratio}")
         if self.class_floor >= 1:
             raise ValueError(f"TrackerConfig.class_floor must be < 1, got {self.class_floor}")
-
-
-def _assign(cost: np.ndarray, unmatched: np.ndarray) -> list[tuple[int, int]]:
-    """Minimum-cost assignment of N tracks to K detections, ``cost`` (N, K), where leaving
-    track i unmatched costs ``unmatched[i]`` (N,) and a detection left over costs nothing.
-    Returns [(track, detection)]."""
-    n, k = cost.shape
-    if not n or not k:
-        return []
-    feasible = cost < _INFEASIBLE
-    if ((feasible.sum(axis=0) <= 1).all() and (feasible.sum(axis=1) <= 1).all()
-            and np.isfinite(cost).all() and np.isfinite(unmatched).all()
-            and (unmatched < _INFEASIBLE).all()):
-        # no two tracks contend for a detection: each takes its own when that costs less than
-        # staying unmatched (a tie, which the solver may settle either way, is left to it)
-        rows, cols = np.nonzero(feasible)
-        gain = unmatched[rows] - cost[rows, cols]
-        if (gain != 0).all():
-            keep = gain > 0
-            return list(zip(rows[keep].tolist(), cols[keep].tolist()))
-    padded = np.full((n, k + n), _INFEASIBLE)
-    padded[:, :k] = cost
-    padded[np.arange(n), k + np.arange(n)] = unmatched
-    rows, cols = linear_sum_assignment(padded)
-    keep = cols < k
-    return list(zip(rows[keep].tolist(), cols[keep].tolist()))
 
 
 # -- the Kalman model ------------------------------------------------------------------------------
@@ -668,6 +642,8 @@ class BallTracker:
         if not isinstance(self.config, TrackerConfig):
             raise TypeError(f"BallTracker needs a TrackerConfig, got {type(config).__name__}")
         self.model = MotionModel(self.config)
+        self.association = Association(self.config, self.model)
+        self.pockets = Pockets(self.config)
         self.tracks: list[_Track] = []
         self.candidates: list[_Candidate] = []
         self._t: float | None = None
@@ -675,10 +651,7 @@ class BallTracker:
         self._dt: float | None = None
         table = self.config.table
         pk = table.pockets
-        self._pocket_names = list(pk)
         self._pocket_points = np.array([p.point_mm for p in pk.values()])
-        self._fall_c = np.array([p.fall_centre_mm for p in pk.values()])
-        self._fall_r = np.array([p.fall_radius_mm for p in pk.values()])
         self._r = table.ball_radius_mm
         self._events: list[dict] = []
         # resting tracks that may be set moving this frame: id() -> how fast (mm/s)
@@ -755,7 +728,7 @@ class BallTracker:
         # (pass 1 moves ``last_seen_x`` of the balls it finds to this frame)
         self._path_start = {id(tr): tr.last_seen_x[:2] for tr in active}
         # Pass 1: gated likelihood assignment.
-        pairs, d2, r = self._assign_gated(active, z, cls, conf)
+        pairs, d2, r = self.association.gated(active, z, cls, conf)
         # which resting balls may have been set moving matters only to one detected off its
         # place (``_measure``)
         off_place = any(not active[i].moving and d2[i, j] > self.config.restless_chi2
@@ -778,7 +751,7 @@ class BallTracker:
         free = np.flatnonzero(~used)
         wide = []
         if recent and len(free):
-            wide = [(recent[i], free[j]) for i, j in self._assign_wide(
+            wide = [(recent[i], free[j]) for i, j in self.association.wide(
                 [active[i] for i in recent], bounds, z[free], cls[free], conf[free], t)]
         wide_tracks, wide_dets = {i for i, _ in wide}, {j for _, j in wide}
         back = [(i, j) for i, j in held
@@ -958,54 +931,6 @@ class BallTracker:
                 x[axis], x[axis + 2] = 2 * (hi - r) - x[axis], -abs(x[axis + 2]) * 0.8
 
     # -- association -------------------------------------------------------------------------------
-    def _class_cost(self, track_cls: np.ndarray, cls: np.ndarray, conf: np.ndarray) -> np.ndarray:
-        """(N, K) class evidence: -2 log of P(detected class | ball class) (the detector's
-        confidence when they agree, the rest of it spread over the other classes when not)
-        relative to a ball of the detected class, so that agreeing costs 0 whatever the
-        confidence (it must not make one ball of a class prefer a detection over another ball
-        of the same class), and an unclassified detection costs 0 against any ball."""
-        c = self.config
-        agree = track_cls[:, None] == cls[None, :]
-        p = np.maximum(conf[None, :], c.class_floor)
-        like = np.where(agree, p, np.maximum((1 - conf[None, :]) / (N_CLASSES - 1),
-                                             c.class_floor))
-        cost = -2 * c.class_weight * np.log(np.minimum(like / p, 1.0))
-        return np.where(cls[None, :] < 0, 0.0, cost)
-
-    def _predicted_measurements(self, tracks: list[_Track]
-                                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """zhat (N, 2), innovation covariances S (N, 2, 2) and detection noises R (N, 2, 2) of
-        ``tracks``."""
-        m = self.model
-        x = np.array([tr.kf.x for tr in tracks])
-        p = np.array([tr.kf.P for tr in tracks])
-        moving = np.array([tr.moving for tr in tracks])
-        h = np.where(moving[:, None, None], m.h_moving[None], m.h_rest[None])
-        zhat = np.einsum("nij,nj->ni", h, x)
-        r = m.r_balls(x, moving)
-        s = np.einsum("nij,njk,nlk->nil", h, p, h) + r
-        return zhat, s, r
-
-    def _assign_gated(self, tracks: list[_Track], z, cls, conf):
-        """Hungarian assignment under the chi-square gate. Returns ([(track, det)], d2 (N, K),
-        each track's detection noise R (N, 2, 2) where it is predicted)."""
-        if not tracks or not len(z):
-            return [], np.zeros((len(tracks), len(z))), np.zeros((len(tracks), 2, 2))
-        zhat, s, r = self._predicted_measurements(tracks)
-        s_inv = np.linalg.inv(s)
-        e = z[None, :, :] - zhat[:, None, :]
-        d2 = np.einsum("nki,nij,nkj->nk", e, s_inv, e)
-        logdet = np.log(np.linalg.det(s))
-        track_cls = np.array([tr.cls for tr in tracks])
-        cost = d2 + logdet[:, None] + self._class_cost(track_cls, cls, conf)
-        gated = d2 <= self.config.gate_chi2
-        # A resting ball's gate is widened to the launch threshold: the restless test decides.
-        resting = np.array([not tr.moving for tr in tracks])
-        gated |= resting[:, None] & (d2 <= self.config.launch_chi2)
-        gate = np.where(resting, self.config.launch_chi2, self.config.gate_chi2)
-        unmatched = logdet + gate + self.config.unmatched_cost
-        return _assign(np.where(gated, cost, _INFEASIBLE), unmatched), d2, r
-
     def _may_move(self, tracks: list[_Track], t: float) -> dict[int, float]:
         """ids (``id()``) of the resting ``tracks`` whose ball can have been set moving since
         the last frame, each with how fast (``_speed_bounds``): the white, or a ball a moving
@@ -1067,26 +992,6 @@ class BallTracker:
                 break
             bound = new
         return bound
-
-    def _assign_wide(self, tracks: list[_Track], speed_bound: np.ndarray, z, cls, conf,
-                     t: float):
-        """Second pass: the distance to each track's prediction or last sighting, as a fraction
-        of how far its ball can have gone since then (``speed_bound`` (N,) mm/s; a detection at
-        the edge of that reach costs 4, what a 2-sigma miss costs in the first pass), plus the
-        class evidence. Returns [(track, detection)]."""
-        c = self.config
-        pos = np.array([tr.kf.x[:2] for tr in tracks])
-        last = np.array([tr.last_seen_x[:2] for tr in tracks])
-        since = np.array([t - tr.last_seen_t for tr in tracks])
-        d_pred = np.hypot(*(z[None] - pos[:, None]).transpose(2, 0, 1))
-        d_last = np.hypot(*(z[None] - last[:, None]).transpose(2, 0, 1))
-        d = np.minimum(d_pred, d_last)
-        reach = (speed_bound * since + c.kick_slack_mm + 3 * c.moving_sigma_mm
-                 + 3 * self.model.sigma_image_mm(last))
-        track_cls = np.array([tr.cls for tr in tracks])
-        cost = 4.0 * (d / reach[:, None]) ** 2 + self._class_cost(track_cls, cls, conf)
-        cost = np.where(d_last <= reach[:, None], cost, _INFEASIBLE)
-        return _assign(cost, np.full(len(tracks), 4.0 + c.unmatched_cost))
 
     # -- measurement -------------------------------------------------------------------------------
     def _measure(self, tr: _Track, z, d2: float, r: np.ndarray, t: float) -> bool:
@@ -1263,7 +1168,7 @@ class BallTracker:
             if struck and t - tr.last_seen_t < c.struck_gone_s:
                 return  # struck as it vanished: judged when it stays unseen
             tr.judged = True
-            pocket = self._pocket_struck(tr) if struck else None
+            pocket = self.pockets.struck_into(tr) if struck else None
             if pocket is not None:
                 self._leave(tr, "potted", pocket, self._sender(tr))
             return  # otherwise a ball still for the tracker is only hidden
@@ -1271,10 +1176,10 @@ class BallTracker:
         tr.judged = True
         if tr.doubled_frame == tr.last_seen_frame:
             return  # it was a double of the ball beside it, which is still there
-        pocket = self._pocket_ahead(x[:2], x[2:]) or self._pocket_at(x[:2], x[2:])
+        pocket = self.pockets.ahead(x[:2], x[2:]) or self.pockets.at(x[:2], x[2:])
         if pocket is not None:
             self._leave(tr, "potted", pocket, self._sender(tr))
-        elif self._over_cushion(x[:2], x[2:], tr.gone_t - tr.last_seen_t):
+        elif self.pockets.over_cushion(x[:2], x[2:], tr.gone_t - tr.last_seen_t):
             self._leave(tr, "off_table", "", self._sender(tr))
 
     def _sender(self, tr: _Track) -> tuple[str, float] | None:
@@ -1298,72 +1203,6 @@ class BallTracker:
         reach of it then): vanishing now, it may have been sent off too fast to be seen."""
         return (tr.struck is not None and not tr.moving
                 and tr.struck[0] >= tr.last_seen_t - self.config.launch_window_s)
-
-    def _pocket_struck(self, tr: _Track) -> str | None:
-        """The pocket a resting ball that vanished when struck was sent at, or None: its
-        velocity is what the striker lost at its kick then (v before - v after; equal masses),
-        None when the striker was not deflected or the ball sent slower than
-        struck_min_speed_mm_s; the pocket whose fall circle that line passes nearest in angle,
-        within struck_angle_deg (or within the circle). Only a kick whose loss goes the ball's
-        way from where the striker was counts: a striker whose measured speed jumps about (a
-        broadcast's repeated and dropped frames) has kicks that sent nothing anywhere."""
-        c = self.config
-        t0, striker = tr.struck
-        kicks = [k for k in striker.kicks if abs(k[0] - t0) <= c.launch_window_s + 1e-9
-                 and np.hypot(*k[1]) >= c.rest_speed_mm_s
-                 and float((k[1] - k[2]) @ (tr.kf.x[:2] - k[3])) > 0]
-        if not kicks:
-            return None  # the striker went on undisturbed: it did not hit this ball
-        kick = min(kicks, key=lambda k: abs(k[0] - t0))
-        v = kick[1] - kick[2]
-        speed = float(np.hypot(*v))
-        if speed < c.struck_min_speed_mm_s:
-            return None
-        u = v / speed
-        rel = self._fall_c - tr.kf.x[:2]
-        along = rel @ u
-        miss = np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0])
-        angle = np.degrees(np.arctan2(miss, along))
-        ok = (along > 0) & ((angle <= c.struck_angle_deg) | (miss <= self._fall_r))
-        if not ok.any():
-            return None
-        return self._pocket_names[int(np.flatnonzero(ok)[np.argmin(angle[ok])])]
-
-    def _pocket_at(self, xy: np.ndarray, v: np.ndarray) -> str | None:
-        """The pocket a moving ball vanished in the jaws of, or None: within a ball diameter
-        (and pot_margin_mm) of its fall circle and not heading away from it; the direction of
-        a ball measured a frame or two before it drops is too rough to require more."""
-        c = self.config
-        rel = self._fall_c - xy
-        d = np.hypot(*rel.T)
-        ok = (d <= self._fall_r + c.table.ball_diameter_mm + c.pot_margin_mm) & (rel @ v > 0)
-        if not ok.any():
-            return None
-        return self._pocket_names[int(np.flatnonzero(ok)[np.argmin(d[ok])])]
-
-    def _pocket_ahead(self, xy: np.ndarray, v: np.ndarray) -> str | None:
-        """The pocket whose fall circle the path from ``xy`` along ``v`` enters within
-        pot_reach_mm of travel (the nearest along the path), or None."""
-        c = self.config
-        speed = float(np.hypot(*v))
-        u = v / speed
-        rel = self._fall_c - xy
-        s = np.clip(rel @ u, 0.0, c.pot_reach_mm)
-        miss = np.hypot(*(rel - s[:, None] * u).T)
-        ok = (miss <= self._fall_r + c.pot_margin_mm) & (np.hypot(*rel.T) <= c.pot_reach_mm +
-                                                         self._fall_r)
-        if not ok.any():
-            return None
-        k = np.flatnonzero(ok)[np.argmin(s[ok])]
-        return self._pocket_names[k]
-
-    def _over_cushion(self, xy: np.ndarray, v: np.ndarray, seconds: float) -> bool:
-        """Whether a ball last seen at ``xy`` with velocity ``v`` would be more than
-        off_edge_mm past where a cushion stops a ball on the cloth (a radius from the nose)
-        ``seconds`` later: it left the table rather than coming back off the cushion."""
-        t, e, r = self.config.table, self.config.off_edge_mm, self._r
-        x, y = xy + v * seconds
-        return bool(x < r - e or x > t.width_mm - r + e or y < r - e or y > t.length_mm - r + e)
 
     def _leave(self, tr: _Track, status: str, pocket: str,
                sender: tuple[str, float] | None = None) -> None:
@@ -1426,7 +1265,7 @@ class BallTracker:
             d = np.hypot(*(z[None] - pred[:, None]).transpose(2, 0, 1))
             # the nearest first: leaving any candidate without a detection costs alike
             unmatched = np.full(len(cands), float(reach.max()))
-            for i, j in _assign(np.where(d <= reach[:, None], d, _INFEASIBLE), unmatched):
+            for i, j in assign(np.where(d <= reach[:, None], d, INFEASIBLE), unmatched):
                 cd = cands[i]
                 cd.add(t, z[j], frame, c.candidate_gate_mm / 2 + noise[i])
                 if cls[j] >= 0:
@@ -1545,7 +1384,7 @@ class BallTracker:
         where it was left at rest, or (given the time ``t``) unseen long enough (lost_after_s)
         to have been struck while hidden."""
         c = self.config
-        zhat, s, _ = self._predicted_measurements([tr])
+        zhat, s, _ = self.association.predicted([tr])
         e = cd.xy - zhat[0]
         d2 = float(e @ np.linalg.inv(s[0]) @ e)
         return (d2 <= c.gate_chi2 or (t is not None and t - tr.last_seen_t > c.lost_after_s)
@@ -1631,7 +1470,7 @@ class BallTracker:
         lost = [tr for tr in reds if tr.status == "predicted"]
         if not lost:
             return None
-        zhat, s, _ = self._predicted_measurements(lost)
+        zhat, s, _ = self.association.predicted(lost)
         e = xy - zhat
         d2 = np.einsum("ni,nij,nj->n", e, np.linalg.inv(s), e)
         score = d2 + np.log(np.linalg.det(s))

@@ -17,15 +17,14 @@ from scipy.optimize import linear_sum_assignment
 
 from calibration.specs import BALL_CLASSES, SNOOKER
 from tracker.track import (
-    _INFEASIBLE,
     TRACKS_HEADER,
     BallTracker,
     MotionModel,
     TableState,
     TrackerConfig,
-    _assign,
     tracks_rows,
 )
+from tracker.tracking.association import INFEASIBLE, assign
 
 FPS = 30.0
 SPOTS = SNOOKER.spots_mm
@@ -587,17 +586,17 @@ def test_assignment_without_contention_matches_the_solver():
     rng = np.random.default_rng(5)
     for _ in range(300):
         n, k = rng.integers(1, 8, size=2)
-        cost = np.full((n, k), _INFEASIBLE)
+        cost = np.full((n, k), INFEASIBLE)
         for i, j in zip(rng.permutation(n)[:min(n, k)], rng.permutation(k)):
             if rng.random() < 0.8:
                 cost[i, j] = rng.normal(3.0, 4.0)
         unmatched = rng.normal(5.0, 3.0, size=n)
-        padded = np.full((n, k + n), _INFEASIBLE)
+        padded = np.full((n, k + n), INFEASIBLE)
         padded[:, :k] = cost
         padded[np.arange(n), k + np.arange(n)] = unmatched
         rows, cols = linear_sum_assignment(padded)
         keep = cols < k
-        assert _assign(cost, unmatched) == list(zip(rows[keep].tolist(), cols[keep].tolist()))
+        assert assign(cost, unmatched) == list(zip(rows[keep].tolist(), cols[keep].tolist()))
 
 
 def test_kalman_step_of_many_balls_matches_filterpy_ball_by_ball():
