@@ -33,7 +33,7 @@ import concurrent.futures
 import functools
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -599,7 +599,24 @@ class _Frame:
     work_size: tuple[int, int]
     mask: np.ndarray  # (h, w) uint8 255 inside the table area, work image
     radius: np.ndarray  # (h, w) float32 expected radius in full-res px, work image
-    grid: dict = field(default_factory=dict)
+    size: tuple[int, int]  # the full picture's (w, h)
+    factor: int  # full-resolution px a work px (each way)
+    room: np.ndarray  # (h, w) bool: a disc fits inside the table area there
+    gain: np.ndarray | None = None  # (h, w, 1) float32 the cloth's flattening gain, once learnt
+    # made on first use: the table area's work px on an 8 px grid (rows, columns); the median
+    # expected radius in work px
+    coarse: tuple[np.ndarray, np.ndarray] | None = None
+    typical_r: float | None = None
+    # the candidate search's parts (``_blob_setup``): the opening's kernel, what lies outside
+    # the table area, its edge and beyond the picture's edge, the least area of an arm reaching
+    # in, the margin and growth of a box searched
+    open_kernel: np.ndarray | None = None
+    border: np.ndarray | None = None
+    edge: np.ndarray | None = None
+    beyond: np.ndarray | None = None
+    arm_area: float | None = None
+    box_margin: int | None = None
+    box_grow: int | None = None
 
 
 @dataclass
@@ -961,7 +978,7 @@ class BallDetector:
     # -- precomputation -------------------------------------------------------------------------
     def _prepare(self, w: int, h: int) -> _Frame:
         with self._prep_lock:
-            if self._prep is None or self._prep.grid.get("size") != (w, h):
+            if self._prep is None or self._prep.size != (w, h):
                 self._prep = self._prepared(w, h)
             return self._prep
 
@@ -1021,11 +1038,8 @@ class BallDetector:
         mask = np.where(mask > 127, 255, 0).astype(np.uint8)
         # where a disc fits inside the table area (for blobs reaching in from outside it)
         room = cv2.distanceTransform(mask, cv2.DIST_L2, 3) > 1.1 * radius / factor
-        prep = _Frame(scale, (x0, y0, x1, y1), (ww, wh), mask, radius)
-        prep.grid["room"] = room
-        prep.grid["size"] = (w, h)
-        prep.grid["factor"] = factor
-        return prep
+        return _Frame(scale, (x0, y0, x1, y1), (ww, wh), mask, radius, size=(w, h),
+                      factor=factor, room=room)
 
     def _learn_cloth(self, small: np.ndarray, prep: _Frame, rate: float) -> tuple:
         """The cloth model learnt (first frame) or adapted (later frames, a share ``rate`` of it
@@ -1041,11 +1055,11 @@ class BallDetector:
             rough = ClothModel.learn(small[::2, ::2][mask[::2, ::2]])
             cloth = (rough.lut()[lut_index(small)] < FG_LEVEL // 2) & mask
         else:  # the cloth as the model so far sees it
-            _, score = kernels.flat_scores(small, prep.grid["gain"][..., 0], self._table)
+            _, score = kernels.flat_scores(small, prep.gain[..., 0], self._table)
             cloth = (score < FG_LEVEL // 2) & mask
-        gain = _flat_gain(small, cloth, prep.grid["factor"])
+        gain = _flat_gain(small, cloth, prep.factor)
         if self._cloth is not None:
-            gain = prep.grid["gain"] + rate * (gain - prep.grid["gain"])
+            gain = prep.gain + rate * (gain - prep.gain)
         # every third pixel each way is plenty (the model takes ~12000 of them): only those
         # flattened
         sub = (slice(None, None, 3), slice(None, None, 3))
@@ -1066,7 +1080,7 @@ class BallDetector:
 
     def _use_cloth(self, learnt: tuple, prep: _Frame) -> None:
         """The cloth model that ``_learn_cloth`` gave from now on."""
-        prep.grid["gain"], self._cloth, self._lut, self._table = learnt
+        prep.gain, self._cloth, self._lut, self._table = learnt
 
     def _relearner(self) -> concurrent.futures.ThreadPoolExecutor:
         """The detector's own thread for relearning the cloth (made on first use)."""
@@ -1160,12 +1174,11 @@ class BallDetector:
     @staticmethod
     def _coarse(prep: _Frame) -> tuple[np.ndarray, np.ndarray]:
         """(rows, columns) of every 8th work pixel each way on the table area."""
-        g = prep.grid
-        if "coarse" not in g:
+        if prep.coarse is None:
             grid = prep.mask[::8, ::8]
             at = np.flatnonzero(grid)
-            g["coarse"] = 8 * (at // grid.shape[1]), 8 * (at % grid.shape[1])
-        return g["coarse"]
+            prep.coarse = 8 * (at // grid.shape[1]), 8 * (at % grid.shape[1])
+        return prep.coarse
 
     @classmethod
     def _sparse(cls, prep: _Frame) -> tuple[np.ndarray, np.ndarray]:
@@ -1182,7 +1195,7 @@ class BallDetector:
         prep = self._prepare(frame.shape[1], frame.shape[0])
         x0, y0, x1, y1 = prep.roi
         crop = frame[y0:y1, x0:x1]
-        if prep.grid["factor"] == 1:
+        if prep.factor == 1:
             return crop
         return cv2.resize(crop, prep.work_size, interpolation=cv2.INTER_AREA)
 
@@ -1365,7 +1378,6 @@ class BallDetector:
         were last looked at, or None when nothing did; ``gain`` the lamps' (``_lamps``). A
         change is the largest of the B, G, R differences averaged over 3 x 3 pixels (sensor and
         codec noise is not)."""
-        g = prep.grid
         flicker = abs(gain - 1) >= 0.01
         self._gain = gain if flicker else 1.0
         seen = cv2.convertScaleAbs(self._seen, alpha=gain) if flicker else self._seen
@@ -1383,8 +1395,8 @@ class BallDetector:
         changed = cv2.bitwise_and(changed, prep.mask)
         if not cv2.countNonZero(changed):
             return None
-        if "typical_r" not in g:
-            g["typical_r"] = float(np.median(prep.radius[prep.mask > 0])) / g["factor"]
+        if prep.typical_r is None:
+            prep.typical_r = float(np.median(prep.radius[prep.mask > 0])) / prep.factor
         return cv2.dilate(changed, np.ones((5, 5), np.uint8))
 
     @staticmethod
@@ -1410,7 +1422,7 @@ class BallDetector:
         """The work-image box (x0, y0, x1, y1) around ``region`` with room for a pack of balls
         beside it."""
         x, y, bw, bh = cv2.boundingRect(region)
-        m = int(np.ceil(8 * prep.grid["typical_r"]))
+        m = int(np.ceil(8 * prep.typical_r))
         hh, ww = region.shape
         return max(x - m, 0), max(y - m, 0), min(x + bw + m, ww), min(y + bh + m, hh)
 
@@ -1423,7 +1435,7 @@ class BallDetector:
         was cut (see ``_changed_blobs``)."""
         cfg = self.config
         x0, y0 = prep.roi[:2]
-        f = prep.grid["factor"]
+        f = prep.factor
         found = self._candidates(small, prep, window, region, in_boxes)
         if found is None:
             return None
@@ -1478,7 +1490,7 @@ class BallDetector:
         if not len(last):
             return last
         x0, y0 = prep.roi[:2]
-        f = prep.grid["factor"]
+        f = prep.factor
         w = np.rint((last.xy_px - [x0, y0] + 0.5) / f - 0.5).astype(int)
         wx0, wy0, wx1, wy1 = window
         inw = (w[:, 0] >= wx0) & (w[:, 0] < wx1) & (w[:, 1] >= wy0) & (w[:, 1] < wy1)
@@ -1497,7 +1509,7 @@ class BallDetector:
         which candidates (K,) are the middle of a ball's blur streak. With
         a ``region`` (the work image's changed pixels) only the blobs meeting it are looked at,
         and None is returned when one of them is cut by the window's edge."""
-        g = self._blob_setup(prep)
+        self._blob_setup(prep)
         wx0, wy0, wx1, wy1 = window
         sub = (slice(wy0, wy1), slice(wx0, wx1))
         if region is None:
@@ -1521,7 +1533,7 @@ class BallDetector:
                 ox, oy = part.box[0] - wx0, part.box[1] - wy0
                 claimed[oy + by:oy + by + bh, ox + bx:ox + bx + bw] |= (
                     part.labels[by:by + bh, bx:bx + bw] == i)
-        border = g["border"][sub]
+        border = prep.border[sub]
         out = []
         for part, i, r_blob in blobs:
             out.extend(self._blob_discs(part, i, float(r_blob) * self.radius_scale, prep,
@@ -1530,34 +1542,32 @@ class BallDetector:
         centres = np.array([p[:2] for p in out], np.float64).reshape(-1, 2) + [wx0, wy0]
         return centres, claimed, streak
 
-    def _blob_setup(self, prep: _Frame) -> dict:
-        """The per-image-size parts of the candidate search, made once (in ``prep.grid``)."""
-        g = prep.grid
-        if "open_kernel" not in g:
-            f = g["factor"]
+    def _blob_setup(self, prep: _Frame) -> None:
+        """The per-image-size parts of the candidate search, made once (in ``prep``)."""
+        if prep.open_kernel is None:
+            f = prep.factor
             r_typ = float(np.median(prep.radius[prep.mask > 0])) / f
             # everything narrower than 0.9 radii is opened away: lines, spots, the cue's shaft
             k = max(3, int(round(r_typ * 0.9)) | 1)
-            g["open_kernel"] = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-            g["border"] = cv2.bitwise_not(prep.mask)
-            g["edge"] = (cv2.dilate(g["border"], np.ones((3, 3), np.uint8)) & prep.mask) > 0
+            prep.open_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+            prep.border = cv2.bitwise_not(prep.mask)
+            prep.edge = (cv2.dilate(prep.border, np.ones((3, 3), np.uint8)) & prep.mask) > 0
             # where the table area runs out of the picture, its rows and columns on the
             # picture's edge: something much bigger than a ball there reaches in from beyond
             # it (an arm), where a ball is only cut by it
             x0, y0, x1, y1 = prep.roi
-            w, h = g["size"]
+            w, h = prep.size
             beyond = np.zeros(prep.mask.shape, bool)
             beyond[:2] |= y0 == 0
             beyond[:, :2] |= x0 == 0
             beyond[-2:] |= y1 > h - f
             beyond[:, -2:] |= x1 > w - f
-            g["beyond"] = beyond & (prep.mask > 0)
-            g["arm_area"] = 3 * np.pi * r_typ * r_typ
+            prep.beyond = beyond & (prep.mask > 0)
+            prep.arm_area = 3 * np.pi * r_typ * r_typ
             # a box's blobs are the window's this far in from its edges (as far as the
             # closing and the opening reach, and a pixel for their neighbours)
-            g["box_margin"] = 2 + 2 * (k // 2) + 2
-            g["box_grow"] = g["box_margin"] + int(np.ceil(3 * r_typ))
-        return g
+            prep.box_margin = 2 + 2 * (k // 2) + 2
+            prep.box_grow = prep.box_margin + int(np.ceil(3 * r_typ))
 
     def _pieces(self, small: np.ndarray, prep: _Frame, box: tuple[int, int, int, int],
                 window: tuple[int, int, int, int], always_whole: bool) -> _Pieces:
@@ -1565,28 +1575,27 @@ class BallDetector:
         BGR, the score, the blobs opened to ball width and, when something in the box reaches
         the table area's edge or the picture's (or ``always_whole``), the blobs before that
         opening and which of them reach in from outside."""
-        g = prep.grid
         x0, y0, x1, y1 = box
         sub = (slice(y0, y1), slice(x0, x1))
-        flat, score = kernels.flat_scores(small[sub], g["gain"][y0:y1, x0:x1, 0], self._table)
+        flat, score = kernels.flat_scores(small[sub], prep.gain[y0:y1, x0:x1, 0], self._table)
         fg = cv2.compare(score, FG_LEVEL, cv2.CMP_GE)
         fg = cv2.bitwise_and(fg, prep.mask[sub])
         # pinholes closed first (a dark ball's highlight ring, compression noise)
         closed = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-        opened = cv2.morphologyEx(closed, cv2.MORPH_OPEN, g["open_kernel"])
+        opened = cv2.morphologyEx(closed, cv2.MORPH_OPEN, prep.open_kernel)
         n, labels, stats, cent = _components(opened)
         part = _Pieces(box, (x0 - window[0], y0 - window[1]), flat, score, n, labels, stats,
                        cent)
         # what reaches in from outside the table area is judged whole, before the opening
         # cut it into ball-sized pieces (painted lines, a pixel or two wide, join nothing)
         joined = cv2.morphologyEx(closed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        edge, beyond = g["edge"][sub], g["beyond"][sub]
+        edge, beyond = prep.edge[sub], prep.beyond[sub]
         if (always_whole or cv2.countNonZero(joined[edge])
                 or cv2.countNonZero(joined[beyond])):
             nc, whole, wstats, _ = _components(joined)
             reaching = ((np.bincount(whole[edge], minlength=nc) > 0)
                         | ((np.bincount(whole[beyond], minlength=nc) > 0)
-                           & (wstats[:, cv2.CC_STAT_AREA] > g["arm_area"])))
+                           & (wstats[:, cv2.CC_STAT_AREA] > prep.arm_area)))
             reaching[0] = False
             part.whole, part.wstats, part.reaching = whole, wstats, reaching
         return part
@@ -1607,10 +1616,9 @@ class BallDetector:
         blob reaches out of any box round what changed). Without ``in_boxes`` (the whole
         picture, after a window was cut) the boxes are tried once, with one more round what
         the last such search held (the player, who moves little from frame to frame)."""
-        g = prep.grid
         wx0, wy0, wx1, wy1 = window
         full_h, full_w = prep.mask.shape
-        m, grow = g["box_margin"], g["box_grow"]
+        m, grow = prep.box_margin, prep.box_grow
         # the clusters of change, from every 4th pixel (a cluster is at least 5 x 5)
         coarse = np.ascontiguousarray(region[wy0:wy1:4, wx0:wx1:4])
         nb, _, cstats, _ = _components(coarse)
@@ -1689,7 +1697,7 @@ class BallDetector:
         """Predicted radius (work px) at the centroid of each blob of ``labels``."""
         cx, cy = _window_centroids(part, labels)
         x0, y0 = part.box[0] - part.offset[0], part.box[1] - part.offset[1]
-        f = prep.grid["factor"]
+        f = prep.factor
         return prep.radius[y0 + cy.astype(int), x0 + cx.astype(int)] / f
 
     def _blob_discs(self, part: _Pieces, i: int, r: float, prep: _Frame,
@@ -1698,7 +1706,6 @@ class BallDetector:
         """The balls in blob ``i`` of ``part``, ``r`` their radius: (x, y) px of the work-image
         ``window`` (whose part of the table area's outside is ``border``), or (x, y, True) for
         the middle of one ball's blur streak."""
-        g = prep.grid
         stats, labels, whole = part.stats, part.labels, part.whole
         bx, by, bw, bh, area = (int(v) for v in stats[i])
         ox, oy = part.offset
@@ -1730,7 +1737,7 @@ class BallDetector:
         soft = blob * _SOFT[part.score[sl]]
         x0, y0 = part.box[:2]
         if intruding:
-            soft = soft * g["room"][y0 + by:y0 + by + bh, x0 + bx:x0 + bx + bw]
+            soft = soft * prep.room[y0 + by:y0 + by + bh, x0 + bx:x0 + bx + bw]
         found = self._explain_blob(soft, bx + ox, by + oy, r, intruding, part.flat[sl])
         if not intruding and np.hypot(bw, bh) >= _SHORT_STREAK * r:  # long enough for a streak
             stood = self._last_centres_work_px(prep)
@@ -1738,7 +1745,7 @@ class BallDetector:
                 stood = stood - [window[0] + bx + ox, window[1] + by + oy]
             going = self._last_steps_px()
             streak = _streak_centre(blob, r, len(found), stood,
-                                    None if going is None else going / prep.grid["factor"])
+                                    None if going is None else going / prep.factor)
             if streak is not None:  # one fast ball blurred along its path
                 return [(streak[0] + (bx + ox), streak[1] + (by + oy), True)]
         if intruding:
@@ -1904,7 +1911,7 @@ class BallDetector:
         c = cands.copy()
         base = np.rint(c).astype(np.int64)
         win, score, alpha, valid = kernels.window_pixels(
-            frame, base, half, prep.grid["gain"][..., 0], *prep.roi[:2], prep.grid["factor"],
+            frame, base, half, prep.gain[..., 0], *prep.roi[:2], prep.factor,
             self._table, _SOFT)
         # neighbours that can share a window
         dmat = np.hypot(*(c[:, None] - c[None]).transpose(2, 0, 1))
@@ -1984,7 +1991,7 @@ class BallDetector:
         last = self._last
         if last is None:
             return None
-        return (last.xy_px - prep.roi[:2] + 0.5) / prep.grid["factor"] - 0.5
+        return (last.xy_px - prep.roi[:2] + 0.5) / prep.factor - 0.5
 
     def _last_steps_px(self) -> np.ndarray | None:
         """How far each ball of the last answer had gone (M, 2) from the nearest ball of the

@@ -48,7 +48,7 @@ def scene():
     r_exp = det._radius_at(np.clip(cands, 0, [1919, 1079]), prep)
     base = np.rint(cands).astype(np.int64)
     half = int(np.ceil(1.8 * r_exp.max())) + 1
-    args = (frame, base, half, prep.grid["gain"][..., 0], *prep.roi[:2], prep.grid["factor"],
+    args = (frame, base, half, prep.gain[..., 0], *prep.roi[:2], prep.factor,
             det._table, _SOFT)
     return det, cands, r_exp, base, half, args
 
@@ -465,7 +465,7 @@ def test_flat_scores_match_opencv_and_the_numpy_reference_exactly(scene):
     frame = scene[5][0]
     prep = det._prepare(frame.shape[1], frame.shape[0])
     small = det.work_image(frame)
-    gain = prep.grid["gain"]
+    gain = prep.gain
     for box in (np.s_[:, :], np.s_[10:200, 33:301], np.s_[5:6, :], np.s_[:, 7:9]):
         got = kernels.flat_scores(small[box], gain[box][..., 0], det._table)
         want = kernels.flat_scores_numpy(small[box], gain[box][..., 0], det._table)
