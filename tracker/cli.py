@@ -66,6 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
             continue  # a part not in this build
         p = sub.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:])
         mod.add_arguments(p)
+        with contextlib.suppress(argparse.ArgumentError):  # unless the command has its own
+            p.add_argument("--quiet", action="store_true",
+                           help="no progress or status lines (errors are still said)")
         p.set_defaults(run=mod.run)
     return parser
 
