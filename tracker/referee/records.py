@@ -12,6 +12,31 @@ from typing import Any
 
 from tracker.referee.balls import BALL_CLASSES, COLOURS, RED_COUNTS, class_of
 
+# S3 R11(d): fouls with a fixed penalty of seven points.
+FIXED_SEVEN_FOULS = frozenset({
+    "ball_off_table_used",  # uses a ball off the table for any purpose
+    "measuring",  # uses any object to measure gaps or distances
+    "two_reds",  # plays at two reds in successive strokes
+    "non_cue_ball",  # uses any ball other than the white as the cue ball
+    "no_nomination",  # fails to declare the ball on when asked / fouls before nominating
+})
+# S3 R11(a): fouls valued at the ball on (at least 4).
+BALL_ON_FOULS = frozenset({
+    "no_ball_hit", "in_off", "cue_ball_off_table", "double_hit", "jump_shot",
+    "no_foot_on_floor", "wrong_in_hand_placement",
+    # English S3 R11(a) "causing a snooker with free ball" (seed 003 S3 R12 names the foul)
+    "snookered_behind_free_ball",
+    "played_out_of_turn",  # S3 R3(k); English S3 R11(a) "striking out of turn"
+})
+# S3 R11(b): fouls valued at the higher of the ball on and the ball concerned (at least 4).
+HIGHER_VALUE_FOULS = frozenset({
+    "balls_not_at_rest", "wrong_ball_first", "potted_ball_not_on", "push_stroke",
+    "touched_ball", "ball_off_table", "free_ball_not_hit_first",
+})
+# Every reason a record's ``foul`` may carry; any other is an input error.
+FOUL_REASONS = FIXED_SEVEN_FOULS | BALL_ON_FOULS | HIGHER_VALUE_FOULS
+
+
 RULESETS = ("wpbsa", "iran")
 DECISIONS = ("play", "put_back", "replace")
 
@@ -106,6 +131,15 @@ class Claim:
 Record = FrameStart | Shot | Decision | Concede | RespotToss | Rerack | Claim
 
 
+def _short(v: Any) -> str:
+    """A value for an error line: its repr cut to 60 characters."""
+    try:
+        r = repr(v)
+    except RecursionError:
+        r = f"<{type(v).__name__} nested too deeply>"
+    return r if len(r) <= 60 else r[:57] + "..."
+
+
 def _player(v: Any, field: str) -> int:
     if v not in (0, 1) or isinstance(v, bool):
         raise ValueError(f"{field} must be 0 or 1, got {v!r}")
@@ -142,12 +176,17 @@ def _fouls(v: Any) -> tuple[Foul, ...]:
     out = []
     for it in items:
         if isinstance(it, str):
-            out.append(Foul(it))
+            fo = Foul(it)
         elif isinstance(it, Mapping) and isinstance(it.get("reason"), str):
             ball = it.get("ball")
-            out.append(Foul(it["reason"], None if ball is None else _ball(ball, "foul.ball")))
+            fo = Foul(it["reason"], None if ball is None else _ball(ball, "foul.ball"))
         else:
-            raise ValueError(f"foul must be null, a reason or {{'reason', 'ball'}}, got {it!r}")
+            raise ValueError(f"foul must be null, a reason or {{'reason', 'ball'}}, got "
+                             f"{_short(it)}")
+        if fo.reason not in FOUL_REASONS:
+            raise ValueError(f"foul: unknown reason {_short(fo.reason)} (expected one of "
+                             f"{', '.join(sorted(FOUL_REASONS))})")
+        out.append(fo)
     return tuple(out)
 
 

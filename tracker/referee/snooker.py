@@ -32,6 +32,9 @@ from typing import Any
 from tracker.referee import geometry
 from tracker.referee.balls import COLOURS, ON_COLOUR, ON_RED, VALUES, next_colour
 from tracker.referee.records import (
+    BALL_ON_FOULS,
+    FIXED_SEVEN_FOULS,
+    HIGHER_VALUE_FOULS,
     Claim,
     Concede,
     Decision,
@@ -43,24 +46,6 @@ from tracker.referee.records import (
     parse_record,
 )
 
-# S3 R11(d): fouls with a fixed penalty of seven points.
-FIXED_SEVEN_FOULS = frozenset({
-    "ball_off_table_used",  # uses a ball off the table for any purpose
-    "measuring",  # uses any object to measure gaps or distances
-    "two_reds",  # plays at two reds in successive strokes
-    "non_cue_ball",  # uses any ball other than the white as the cue ball
-    "no_nomination",  # fails to declare the ball on when asked / fouls before nominating
-})
-# S3 R11(a): fouls valued at the ball on (at least 4).
-BALL_ON_FOULS = frozenset({
-    "no_ball_hit", "in_off", "cue_ball_off_table", "double_hit", "jump_shot",
-    "no_foot_on_floor", "wrong_in_hand_placement",
-})
-# S3 R11(b): fouls valued at the higher of the ball on and the ball concerned (at least 4).
-HIGHER_VALUE_FOULS = frozenset({
-    "balls_not_at_rest", "wrong_ball_first", "potted_ball_not_on", "push_stroke",
-    "touched_ball", "ball_off_table", "snookered_behind_free_ball", "free_ball_not_hit_first",
-})
 # S3 R14: the fouls that can be called a miss: the white fails to hit a ball on first.
 MISS_FOULS = frozenset({"no_ball_hit", "wrong_ball_first", "two_reds", "free_ball_not_hit_first",
                         "no_nomination"})
@@ -138,6 +123,8 @@ class MatchState:
     # not called a miss: the referee may still call it one (a ``replace`` decision with
     # ``miss``)
     unmissed: tuple[MatchState, Shot] | None = None
+    # the match before the last record, a concession: the opponent may still play on (S4 R2)
+    conceded: MatchState | None = None
 
 
 @dataclass(frozen=True)
@@ -268,13 +255,15 @@ def colour_nomination(table: Table, shot: Shot) -> str | None:
 
 
 def touching_relief(table: Table, first_ok: frozenset[str]) -> bool:
-    """S3 R8: with TOUCHING BALL called, the striker plays away from a ball that is (or could be)
-    on; not hitting another ball is then no foul, provided the touching ball does not move (a
-    move is a push stroke, called by the referee)."""
+    """S3 R8(c): with TOUCHING BALL called, the striker plays away; hitting no ball is then no
+    foul when the touching ball is on (i) or could be on and is declared on (ii) - after a red
+    the colour declared, or the touching colour when none is; a touching ball that is not the
+    declared one gives no relief (S3 R8(c)(iii) asks that the declared ball be hit first). A
+    move of the touching ball is a push stroke, called by the referee."""
     tb = table.touching
     if tb is None:
         return False
-    return tb == "on" or tb in first_ok or (table.ball_on == ON_COLOUR and tb in COLOURS)
+    return tb == "on" or tb in first_ok
 
 
 def points_remaining(table: Table, free_ball: bool = False) -> int:
@@ -331,8 +320,10 @@ def _record_fouls(shot: Shot, bov: int | None) -> list[tuple[int, str]]:
             out.append((7, fo.reason))
         elif fo.reason in BALL_ON_FOULS:
             out.append((penalty(bov), fo.reason))
-        else:
+        elif fo.reason in HIGHER_VALUE_FOULS:
             out.append((penalty(bov, VALUES[fo.ball] if fo.ball else None), fo.reason))
+        else:
+            raise ValueError(f"unknown foul reason {fo.reason!r}")
     return out
 
 
@@ -360,7 +351,9 @@ def stroke_fouls(table: Table, shot: Shot, nom: str | None, free: str | None,
         if free is not None:
             concerned = None if ruleset == "iran" else VALUES[fc]
             fouls.append((penalty(bov, concerned), "free_ball_not_hit_first"))
-        elif table.ball_on == ON_COLOUR and fc == "red":
+        elif table.ball_on == ON_COLOUR and fc == "red" and nom is None:
+            # S3 R11(d): playing at a red after a red; with a colour declared a red hit first
+            # is a ball not on (S3 R11(b)), valued below
             fouls.append((7, "two_reds"))
         else:
             fouls.append((penalty(bov, VALUES[fc]), "wrong_ball_first"))
@@ -638,9 +631,23 @@ def _who_plays(m: MatchState, s: Shot) -> MatchState:
         f = replace(f, awaiting_toss=False, striker=s.player)
     if f.offender is not None:
         f = _decide(f, "put_back" if s.player == f.offender else "play")
-    elif s.player is not None and s.player != f.striker:
-        raise ValueError(f"player {s.player} played but it is player {f.striker}'s turn")
     return replace(m, frame=f)
+
+
+def _out_of_turn(m: MatchState, s: Shot) -> tuple[MatchState, dict[str, Any]]:
+    """S3 R3(k): the non-striker plays out of turn: PENALTY to the striker, the balls moved
+    replaced, the striker's turn goes on unaffected (break, ball on, free ball). Valued at the
+    striker's ball on, at least four (English S3 R11(a): "striking out of turn")."""
+    f = m.frame
+    _validate(f.table, s)
+    pts = penalty(ball_on_value(f.table, None))
+    score = list(f.score)
+    score[f.striker] += pts
+    f = replace(f, score=(score[0], score[1]), shot=f.shot + 1)
+    res = {"type": "shot", "player": s.player, "points": 0,
+           "foul": {"points": pts, "reason": "played_out_of_turn"},
+           "break_": f.current_break, "nominated": s.nominated}
+    return replace(m, frame=f), res
 
 
 def _judge(f: FrameState, s: Shot, ruleset: str) -> _Stroke:
@@ -668,8 +675,8 @@ def _judge(f: FrameState, s: Shot, ruleset: str) -> _Stroke:
             s.snookered_by is None and snookered_behind_free_ball(
                 after, free, nxt, t.colours, s.cue_potted))
         if behind:
-            fouls.append((penalty(ball_on_value(t, nom), VALUES[free]),
-                          "snookered_behind_free_ball"))
+            # English S3 R11(a): valued at the ball on, not at the free ball
+            fouls.append((penalty(ball_on_value(t, nom)), "snookered_behind_free_ball"))
     foul = worst_foul(fouls)
     gone = {b for b in s.potted + s.off_table if b in COLOURS}
     respot_list = [c for c in gone if must_respot(t, c, foul is not None, free)]
@@ -681,6 +688,8 @@ def _judge(f: FrameState, s: Shot, ruleset: str) -> _Stroke:
 
 def _apply_shot(m: MatchState, s: Shot) -> tuple[MatchState, dict[str, Any]]:
     m = _who_plays(m, s)
+    if s.player is not None and s.player != m.frame.striker:
+        return _out_of_turn(m, s)
     before = m.frame
     k = _judge(before, s, m.ruleset)
     res: dict[str, Any] = {
@@ -826,6 +835,10 @@ def apply(state: MatchState | None, record: Record | Mapping[str, Any]
         m, res = _apply_shot(state, record)
         if res.get("miss") is False and "miss_suggested" in res:
             m = replace(m, unmissed=(replace(state, unmissed=None), record))
+    elif isinstance(record, Decision) and state.conceded is not None and record.choice == "play":
+        # S4 R2: the concession is void when the opponent chooses to play on
+        m = state.conceded
+        res = {"type": "decision", "player": 1 - m.frame.striker, "end_reason": "concession_void"}
     elif isinstance(record, Decision):
         if record.miss:
             state = _call_miss(state)
@@ -835,7 +848,8 @@ def apply(state: MatchState | None, record: Record | Mapping[str, Any]
         if record.miss:
             res["miss"] = True
     elif isinstance(record, Concede):
-        m = _concede(state, record.player)
+        m = replace(_concede(state, record.player),
+                    conceded=replace(state, unmissed=None, conceded=None))
         res = {"type": "concede", "player": record.player, "end_reason": "concession",
                "concession_value": points_remaining(_table_for_concession(state.frame.table)),
                "unsporting_concession": snookers_required(
@@ -856,6 +870,8 @@ def apply(state: MatchState | None, record: Record | Mapping[str, Any]
         raise ValueError(f"unknown record {record!r}")
     if m.unmissed is not None and m.unmissed[1] is not record:
         m = replace(m, unmissed=None)
+    if m.conceded is not None and not isinstance(record, Concede):
+        m = replace(m, conceded=None)
     return m, _result(m, res)
 
 
@@ -874,20 +890,27 @@ def _call_miss(m: MatchState) -> MatchState:
 
 
 def _concede(m: MatchState, player: int) -> MatchState:
-    """S3 R1(f)(2), S4 R2: a conceded frame goes to the opponent."""
+    """S3 R1(f)(2), S4 R2: a conceded frame goes to the opponent; only the striker may concede
+    (English S4 R2: "only when he is the striker")."""
     f = m.frame
     if f.over:
         raise ValueError("the frame is already over")
+    if player != f.striker:
+        raise ValueError(f"player {player} cannot concede: only the striker (player "
+                         f"{f.striker}) may (S4 R2)")
     m = _add_break(m, f.striker, f.current_break)
     return _finish_frame(m, f, 1 - player)
 
 
 def _claim(m: MatchState, player: int) -> MatchState:
-    """S2 R1 (seed 003): with only the black left a player leading by more than seven may claim
-    the frame."""
+    """S2 R1: with only the black left the striker leading by more than seven may claim the
+    frame (seed 003: the player with the lead; the English text: the striker)."""
     f = m.frame
     if f.over or not claimable(f.table, f.score) or f.score[player] <= f.score[1 - player]:
         raise ValueError(f"player {player} cannot claim the frame now")
+    if player != f.striker:
+        raise ValueError(f"player {player} cannot claim the frame: only the striker (player "
+                         f"{f.striker}) may (S2 R1)")
     m = _add_break(m, f.striker, f.current_break)
     return _finish_frame(m, f, player)
 
