@@ -6,6 +6,8 @@ ValueError naming the bad field. Fields beyond the contract are marked "added".
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -142,19 +144,19 @@ def _short(v: Any) -> str:
 
 def _player(v: Any, field: str) -> int:
     if v not in (0, 1) or isinstance(v, bool):
-        raise ValueError(f"{field} must be 0 or 1, got {v!r}")
+        raise ValueError(f"{field} must be 0 or 1, got {_short(v)}")
     return int(v)
 
 
 def _opt_bool(v: Any, field: str) -> bool | None:
     if v is None or isinstance(v, bool):
         return v
-    raise ValueError(f"{field} must be true, false or null, got {v!r}")
+    raise ValueError(f"{field} must be true, false or null, got {_short(v)}")
 
 
 def _ball(v: Any, field: str, allow_white: bool = False) -> str:
     if not isinstance(v, str):
-        raise ValueError(f"{field} must be a ball class, got {v!r}")
+        raise ValueError(f"{field} must be a ball class, got {_short(v)}")
     c = class_of(v)
     if c == "white" and not allow_white:
         raise ValueError(f"{field} cannot be the white")
@@ -165,7 +167,7 @@ def _balls(v: Any, field: str) -> tuple[str, ...]:
     if v is None:
         return ()
     if not isinstance(v, (list, tuple)):
-        raise ValueError(f"{field} must be a list of ball classes, got {v!r}")
+        raise ValueError(f"{field} must be a list of ball classes, got {_short(v)}")
     return tuple(_ball(b, field, allow_white=True) for b in v)
 
 
@@ -197,10 +199,13 @@ def _positions(v: Any) -> tuple[tuple[str, float, float], ...] | None:
         raise ValueError("positions must be an object {ball: [x_mm, y_mm]}")
     out = []
     for k, p in v.items():
+        if not isinstance(k, str):
+            raise ValueError(f"positions: a key must be a ball, got {_short(k)}")
         class_of(k)
         if (not isinstance(p, (list, tuple)) or len(p) != 2
-                or not all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in p)):
-            raise ValueError(f"positions[{k!r}] must be [x_mm, y_mm], got {p!r}")
+                or not all(isinstance(c, (int, float)) and not isinstance(c, bool)
+                           and math.isfinite(c) for c in p)):
+            raise ValueError(f"positions[{k!r}] must be [x_mm, y_mm], got {_short(p)}")
         out.append((str(k), float(p[0]), float(p[1])))
     return tuple(sorted(out))
 
@@ -215,18 +220,19 @@ def parse_record(d: Mapping[str, Any]) -> Record:
         if players is not None:
             if (not isinstance(players, (list, tuple)) or len(players) != 2
                     or not all(isinstance(p, str) for p in players)):
-                raise ValueError(f"players must be two names, got {players!r}")
+                raise ValueError(f"players must be two names, got {_short(players)}")
             players = (players[0], players[1])
         breaker = d.get("breaker")
         reds = d.get("reds")
         if reds is not None and (reds not in RED_COUNTS or isinstance(reds, bool)):
-            raise ValueError(f"reds must be one of {RED_COUNTS}, got {reds!r}")
+            raise ValueError(f"reds must be one of {RED_COUNTS}, got {_short(reds)}")
         best_of = d.get("best_of")
-        if best_of is not None and (not isinstance(best_of, int) or best_of < 1):
-            raise ValueError(f"best_of must be a positive integer, got {best_of!r}")
+        if best_of is not None and (not isinstance(best_of, int) or isinstance(best_of, bool)
+                                    or best_of < 1):
+            raise ValueError(f"best_of must be a positive integer, got {_short(best_of)}")
         ruleset = d.get("ruleset")
         if ruleset is not None and ruleset not in RULESETS:
-            raise ValueError(f"ruleset must be one of {RULESETS}, got {ruleset!r}")
+            raise ValueError(f"ruleset must be one of {RULESETS}, got {_short(ruleset)}")
         return FrameStart(players, None if breaker is None else _player(breaker, "breaker"),
                           reds, best_of, ruleset)
     if kind == "shot":
@@ -238,13 +244,13 @@ def parse_record(d: Mapping[str, Any]) -> Record:
         off = _balls(d.get("off_table"), "off_table")
         cue_potted = d.get("cue_potted", False)
         if not isinstance(cue_potted, bool):
-            raise ValueError(f"cue_potted must be true or false, got {cue_potted!r}")
+            raise ValueError(f"cue_potted must be true or false, got {_short(cue_potted)}")
         cue_potted = cue_potted or "white" in potted
         nominated = d.get("nominated")
         if nominated is not None:
             nominated = _ball(nominated, "nominated")
             if nominated not in COLOURS:
-                raise ValueError(f"nominated must be a colour, got {nominated!r}")
+                raise ValueError(f"nominated must be a colour, got {_short(nominated)}")
         touching = d.get("touching_after")
         if touching is not None and not isinstance(touching, bool):
             touching = _ball(touching, "touching_after")
@@ -271,10 +277,10 @@ def parse_record(d: Mapping[str, Any]) -> Record:
     if kind == "decision":
         choice = d.get("choice")
         if choice not in DECISIONS:
-            raise ValueError(f"choice must be one of {DECISIONS}, got {choice!r}")
+            raise ValueError(f"choice must be one of {DECISIONS}, got {_short(choice)}")
         miss = d.get("miss", False)
         if not isinstance(miss, bool):
-            raise ValueError(f"miss must be true or false, got {miss!r}")
+            raise ValueError(f"miss must be true or false, got {_short(miss)}")
         if miss and choice != "replace":
             raise ValueError("miss is said only of a replace decision")
         unknown = set(d) - {"type", "choice", "miss"}
@@ -290,11 +296,27 @@ def parse_record(d: Mapping[str, Any]) -> Record:
     if kind == "claim":
         return Claim(_player(d.get("player"), "player"))
     raise ValueError(
-        f"unknown record type {kind!r} (expected frame_start, shot, decision, concede, "
+        f"unknown record type {_short(kind)} (expected frame_start, shot, decision, concede, "
         "respot_toss, rerack or claim)")
+
+
+def loads_record(line: str) -> Record:
+    """One JSON line to a record. ValueError, in one line, for bad JSON, JSON nested too deeply
+    for the parser, or a record that ``parse_record`` refuses (which names the field holding a
+    NaN, an infinity or a value of the wrong type)."""
+    try:
+        d = json.loads(line)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"not JSON: {e.msg} at column {e.colno}") from None
+    try:
+        return parse_record(d)
+    except RecursionError:
+        raise ValueError("record nested too deeply") from None
 
 
 __all__ = [
     "BALL_CLASSES", "Claim", "Concede", "Decision", "Foul", "FrameStart", "Record", "Rerack",
-    "RespotToss", "Shot", "parse_record",
+    "RespotToss", "Shot", "loads_record", "parse_record",
 ]

@@ -23,7 +23,6 @@ the WPBSA rules (shared/seeds/003); "IR" marks the Iranian text (shared/seeds/00
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -43,6 +42,7 @@ from tracker.referee.records import (
     Rerack,
     RespotToss,
     Shot,
+    loads_record,
     parse_record,
 )
 
@@ -991,7 +991,7 @@ def records_from_lines(lines: Iterable[str], source: str = "<shots>") -> list[Re
         if not line.strip():
             continue
         try:
-            out.append(parse_record(json.loads(line)))
+            out.append(loads_record(line))
         except (ValueError, TypeError) as e:
             raise ValueError(f"{source}:{n}: {e}") from None
     return out
