@@ -33,13 +33,15 @@ BALL_ON_FOULS = frozenset({
 # S3 R11(b): fouls valued at the higher of the ball on and the ball concerned (at least 4).
 HIGHER_VALUE_FOULS = frozenset({
     "balls_not_at_rest", "wrong_ball_first", "potted_ball_not_on", "push_stroke",
-    "touched_ball", "ball_off_table", "free_ball_not_hit_first",
+    "touched_ball", "ball_off_table", "free_ball_not_hit_first", "simultaneous_hit",
 })
 # Every reason a record's ``foul`` may carry; any other is an input error.
 FOUL_REASONS = FIXED_SEVEN_FOULS | BALL_ON_FOULS | HIGHER_VALUE_FOULS
 
 
 RULESETS = ("wpbsa", "iran")
+CAMERA_FIELDS = ("struck", "disturbed", "fell_from_edge", "simultaneous_contact", "push_stroke",
+                 "push_confidence")
 DECISIONS = ("play", "put_back", "replace")
 
 
@@ -77,6 +79,12 @@ class Shot:
     Section 3 Rule 8), ``snookered_by`` (classes snookering the next striker), ``player`` (who
     played, checked against the engine's striker; the offender here means "put back"). A
     ``shot`` counter from the pipeline is accepted and ignored.
+    What the camera sees (added): ``struck`` False when no stroke was played but balls moved;
+    ``disturbed`` the balls moved by the striker other than through the white (a sleeve, a
+    hand, the cue, the rest); ``fell_from_edge`` the balls that came to rest on a pocket's edge
+    and then fell in by themselves (not in ``potted``); ``simultaneous_contact`` the ball the
+    white hit at the same moment as ``first_contact``; ``push_stroke`` the camera's push-stroke
+    flag and ``push_confidence`` (0 to 1) its confidence.
     """
 
     first_contact: str | None = None
@@ -92,6 +100,12 @@ class Shot:
     touching_after: bool | str | None = None
     snookered_by: tuple[str, ...] | None = None
     player: int | None = None
+    struck: bool = True
+    disturbed: tuple[str, ...] = ()
+    fell_from_edge: tuple[str, ...] = ()
+    simultaneous_contact: str | None = None
+    push_stroke: bool | None = None
+    push_confidence: float | None = None
 
 
 @dataclass(frozen=True)
@@ -192,6 +206,43 @@ def _fouls(v: Any) -> tuple[Foul, ...]:
     return tuple(out)
 
 
+def _camera_fields(d: Mapping[str, Any], first_contact: Any) -> dict[str, Any]:
+    """The shot's camera facts, checked; only those present are returned."""
+    out: dict[str, Any] = {}
+    struck = d.get("struck")
+    if struck is not None:
+        if not isinstance(struck, bool):
+            raise ValueError(f"struck must be true or false, got {_short(struck)}")
+        out["struck"] = struck
+    if d.get("disturbed") is not None:
+        out["disturbed"] = _balls(d["disturbed"], "disturbed")
+    if d.get("fell_from_edge") is not None:
+        fell = _balls(d["fell_from_edge"], "fell_from_edge")
+        if "white" in fell:
+            raise ValueError("fell_from_edge holds object balls; the white in a pocket is "
+                             "cue_potted")
+        out["fell_from_edge"] = fell
+    sim = d.get("simultaneous_contact")
+    if sim is not None:
+        if first_contact is None:
+            raise ValueError("simultaneous_contact needs a first_contact")
+        out["simultaneous_contact"] = _ball(sim, "simultaneous_contact")
+    if d.get("push_stroke") is not None:
+        out["push_stroke"] = _opt_bool(d["push_stroke"], "push_stroke")
+    conf = d.get("push_confidence")
+    if conf is not None:
+        if (not isinstance(conf, (int, float)) or isinstance(conf, bool)
+                or not 0.0 <= conf <= 1.0):
+            raise ValueError(f"push_confidence must be a number from 0 to 1, got {_short(conf)}")
+        out["push_confidence"] = float(conf)
+    if out.get("struck") is False:
+        if not out.get("disturbed"):
+            raise ValueError("a shot with struck false must name the disturbed balls")
+        if first_contact is not None:
+            raise ValueError("a shot with struck false has no first_contact")
+    return out
+
+
 def _positions(v: Any) -> tuple[tuple[str, float, float], ...] | None:
     if v is None:
         return None
@@ -238,7 +289,7 @@ def parse_record(d: Mapping[str, Any]) -> Record:
     if kind == "shot":
         known = {"type", "first_contact", "potted", "cue_potted", "off_table", "nominated",
                  "foul", "snookered_after", "miss", "positions", "full_ball_path",
-                 "touching_after", "snookered_by", "player", "shot"}
+                 "touching_after", "snookered_by", "player", "shot", *CAMERA_FIELDS}
         fc = d.get("first_contact")
         potted = _balls(d.get("potted"), "potted")
         off = _balls(d.get("off_table"), "off_table")
@@ -256,6 +307,7 @@ def parse_record(d: Mapping[str, Any]) -> Record:
             touching = _ball(touching, "touching_after")
         sb = d.get("snookered_by")
         player = d.get("player")
+        camera = _camera_fields(d, fc)
         unknown = set(d) - known
         if unknown:
             raise ValueError(f"unknown shot field(s): {', '.join(sorted(unknown))}")
@@ -273,6 +325,7 @@ def parse_record(d: Mapping[str, Any]) -> Record:
             touching_after=touching,
             snookered_by=None if sb is None else _balls(sb, "snookered_by"),
             player=None if player is None else _player(player, "player"),
+            **camera,
         )
     if kind == "decision":
         choice = d.get("choice")

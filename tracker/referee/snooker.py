@@ -135,7 +135,9 @@ class Result:
     ``ball_on``: for the next stroke ("red", "colour" or a colour; None once the frame is over);
     ``free_ball``: the next striker may nominate a free ball; ``respotted``: colours put back,
     ``[{"class", "spot", "position"}]``; ``options``: the non-offender's choices; ``awaiting``:
-    "decision", "respot_toss" or None; ``stats``: breaks, highest break and centuries per player.
+    "decision", "respot_toss" or None; ``stats``: breaks, highest break and centuries per player;
+    ``replaced``: balls put back where they stood (moved without a stroke, or fallen from a
+    pocket's edge); ``push_confidence``: the camera's confidence in its push-stroke flag.
     """
 
     type: str
@@ -175,6 +177,8 @@ class Result:
     end_reason: str | None = None
     concession_value: int | None = None
     unsporting_concession: bool | None = None
+    replaced: tuple[str, ...] = ()
+    push_confidence: float | None = None
     stats: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
@@ -339,7 +343,11 @@ def stroke_fouls(table: Table, shot: Shot, nom: str | None, free: str | None,
     - S3 R11(d): playing at a red when a colour is on (two reds in successive strokes) and
       fouling before nominating after a red: seven;
     - S3 R12, IR note 1: with a free ball nominated, not hitting it first (IR: the ball on's
-      value only).
+      value only);
+    - English S3 R11(c) (seed 003 is silent): two balls hit at the same moment, unless fair
+      (``simultaneous_fair``): the ball on or the higher of the two;
+    - S3 R11(b): the camera's push-stroke flag, and balls the striker moved other than through
+      the white (``disturbed``): the higher of the ball on and the ball concerned.
     """
     bov = ball_on_value(table, nom)
     fouls = _record_fouls(shot, bov)
@@ -347,6 +355,10 @@ def stroke_fouls(table: Table, shot: Shot, nom: str | None, free: str | None,
     if fc is None:
         if not touching_relief(table, first_ok):
             fouls.append((penalty(bov), "no_ball_hit"))
+    elif shot.simultaneous_contact is not None:
+        sim = shot.simultaneous_contact
+        if not simultaneous_fair(table, fc, sim, free, first_ok):
+            fouls.append((penalty(bov, VALUES[fc], VALUES[sim]), "simultaneous_hit"))
     elif fc not in first_ok:
         if free is not None:
             concerned = None if ruleset == "iran" else VALUES[fc]
@@ -357,6 +369,10 @@ def stroke_fouls(table: Table, shot: Shot, nom: str | None, free: str | None,
             fouls.append((7, "two_reds"))
         else:
             fouls.append((penalty(bov, VALUES[fc]), "wrong_ball_first"))
+    if shot.push_stroke:
+        fouls.append((penalty(bov, VALUES[fc] if fc else None), "push_stroke"))
+    if shot.disturbed:
+        fouls.append((touched_value(bov, shot.disturbed), "touched_ball"))
     if shot.cue_potted:
         fouls.append((penalty(bov), "in_off"))
     if "white" in shot.off_table:
@@ -370,6 +386,24 @@ def stroke_fouls(table: Table, shot: Shot, nom: str | None, free: str | None,
     if fouls and table.ball_on == ON_COLOUR and nom is None:
         fouls.append((7, "no_nomination"))
     return fouls
+
+
+def simultaneous_fair(table: Table, first: str, other: str, free: str | None,
+                      first_ok: frozenset[str]) -> bool:
+    """English S3 R11(c), R12: the white may hit two balls at the same moment when both are on
+    (two reds), or when they are the nominated free ball and the ball on."""
+    if {first, other} <= first_ok:
+        return True
+    if free is None:
+        return False
+    actual = "red" if table.ball_on == ON_RED else table.ball_on
+    return {first, other} == {free, actual}
+
+
+def touched_value(bov: int | None, balls: tuple[str, ...]) -> int:
+    """S3 R11(b): touching balls in play other than with the tip on the white: the higher of
+    the ball on and the balls touched (the white counts as the ball on)."""
+    return penalty(bov, *[VALUES.get(b) for b in balls])
 
 
 def worst_foul(fouls: list[tuple[int, str]]) -> tuple[int, str] | None:
@@ -425,6 +459,23 @@ def _validate(table: Table, shot: Shot) -> None:
             raise ValueError(f"the {c} is potted or off the table {n} times")
         if n and c not in table.colours:
             raise ValueError(f"the {c} is potted or off the table but not on the table")
+    fell = shot.fell_from_edge
+    if gone.count("red") + fell.count("red") > table.reds:
+        raise ValueError("more reds potted, off the table or fallen from an edge than on the "
+                         "table")
+    for c in set(fell) & set(COLOURS):
+        if c not in table.colours or c in gone or fell.count(c) > 1:
+            raise ValueError(f"the {c} in fell_from_edge is not on the table, or also potted or "
+                             "off the table")
+    for b in shot.disturbed:
+        if (b == "red" and not table.reds) or (b in COLOURS and b not in table.colours):
+            raise ValueError(f"the disturbed {b} is not on the table")
+    sim = shot.simultaneous_contact
+    if sim is not None:
+        if (sim == "red" and table.reds < 2) or (sim in COLOURS and sim not in table.colours):
+            raise ValueError(f"simultaneous_contact with the {sim}, which is not on the table")
+        if sim == shot.first_contact and sim != "red":
+            raise ValueError(f"simultaneous_contact: the {sim} twice")
     if shot.first_contact in COLOURS and shot.first_contact not in table.colours:
         raise ValueError(f"first contact with the {shot.first_contact}, which is not on the table")
     if shot.first_contact == "red" and table.reds == 0:
@@ -650,6 +701,21 @@ def _out_of_turn(m: MatchState, s: Shot) -> tuple[MatchState, dict[str, Any]]:
     return replace(m, frame=f), res
 
 
+def _not_struck(f: FrameState, s: Shot) -> _Stroke:
+    """S3 R11(b): balls moved with the body, clothes or equipment while the white was not
+    struck: a foul of the higher of the ball on and the balls moved, seven when it comes after
+    a red before a colour is declared (S3 R11(d)); the balls go back where they stood, so the
+    table is as before (what the record says potted is not taken)."""
+    t = f.table
+    _validate(t, replace(s, potted=(), off_table=()))
+    bov = ball_on_value(t, s.nominated)
+    pts = touched_value(bov, s.disturbed)
+    if t.ball_on == ON_COLOUR and s.nominated is None:
+        pts = max(pts, 7)
+    return _Stroke(f.striker, t.ball_on, None, s.nominated, frozenset(), (pts, "touched_ball"),
+                   0, t.reds, t.colours, t.positions, (), t.in_hand)
+
+
 def _judge(f: FrameState, s: Shot, ruleset: str) -> _Stroke:
     """The rules applied to one stroke: legal balls, fouls, points and the balls re-spotted."""
     t = f.table
@@ -691,10 +757,12 @@ def _apply_shot(m: MatchState, s: Shot) -> tuple[MatchState, dict[str, Any]]:
     if s.player is not None and s.player != m.frame.striker:
         return _out_of_turn(m, s)
     before = m.frame
-    k = _judge(before, s, m.ruleset)
+    k = _judge(before, s, m.ruleset) if s.struck else _not_struck(before, s)
     res: dict[str, Any] = {
         "type": "shot", "player": k.striker, "points": k.points, "respotted": k.respotted,
         "free_ball_nominated": k.free, "nominated": k.free or k.nom or s.nominated,
+        "replaced": s.fell_from_edge if s.struck else s.disturbed,
+        "push_confidence": s.push_confidence,
     }
     if k.foul is not None:
         return _after_foul(m, before, s, k, res)
