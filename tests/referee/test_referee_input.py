@@ -196,3 +196,10 @@ def test_fuzzed_records_give_a_result_or_one_line(lines):
 def test_loads_record_names_the_field_holding_nan():
     with pytest.raises(ValueError, match="player must be 0 or 1, got nan"):
         loads_record('{"type": "concede", "player": NaN}')
+
+
+def test_every_foul_reason_is_documented_with_the_shot_records():
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[2] / "docs" / "FORMATS.md").read_text()
+    section = text[text.index("## Shot records"):text.index("## Ground truth")]
+    assert [r for r in sorted(FOUL_REASONS) if f"`{r}`" not in section] == []
