@@ -41,7 +41,7 @@ FOUL_REASONS = FIXED_SEVEN_FOULS | BALL_ON_FOULS | HIGHER_VALUE_FOULS
 
 RULESETS = ("wpbsa", "iran")
 CAMERA_FIELDS = ("struck", "disturbed", "fell_from_edge", "simultaneous_contact", "push_stroke",
-                 "push_confidence")
+                 "push_confidence", "t_rest", "t_strike", "t_end")
 DECISIONS = ("play", "put_back", "replace")
 
 
@@ -84,7 +84,9 @@ class Shot:
     hand, the cue, the rest); ``fell_from_edge`` the balls that came to rest on a pocket's edge
     and then fell in by themselves (not in ``potted``); ``simultaneous_contact`` the ball the
     white hit at the same moment as ``first_contact``; ``push_stroke`` the camera's push-stroke
-    flag and ``push_confidence`` (0 to 1) its confidence.
+    flag and ``push_confidence`` (0 to 1) its confidence. Times (added, seconds in the source):
+    ``t_rest`` the balls came to rest before the stroke, ``t_strike`` the white was struck,
+    ``t_end`` the balls came to rest after it.
     """
 
     first_contact: str | None = None
@@ -106,6 +108,9 @@ class Shot:
     simultaneous_contact: str | None = None
     push_stroke: bool | None = None
     push_confidence: float | None = None
+    t_rest: float | None = None
+    t_strike: float | None = None
+    t_end: float | None = None
 
 
 @dataclass(frozen=True)
@@ -235,6 +240,18 @@ def _camera_fields(d: Mapping[str, Any], first_contact: Any) -> dict[str, Any]:
                 or not 0.0 <= conf <= 1.0):
             raise ValueError(f"push_confidence must be a number from 0 to 1, got {_short(conf)}")
         out["push_confidence"] = float(conf)
+    last = None
+    for name in ("t_rest", "t_strike", "t_end"):
+        t = d.get(name)
+        if t is None:
+            continue
+        if (not isinstance(t, (int, float)) or isinstance(t, bool) or not math.isfinite(t)
+                or t < 0):
+            raise ValueError(f"{name} must be a time in seconds (0 or more), got {_short(t)}")
+        if last is not None and t < last[1]:
+            raise ValueError(f"{name} {t} comes before {last[0]} {last[1]}")
+        out[name] = float(t)
+        last = (name, t)
     if out.get("struck") is False:
         if not out.get("disturbed"):
             raise ValueError("a shot with struck false must name the disturbed balls")

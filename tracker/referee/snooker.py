@@ -104,6 +104,7 @@ class FrameState:
     awaiting_toss: bool = False
     over: bool = False
     winner: int | None = None
+    visit_start: float | None = None  # when the striker's visit began (its first t_rest)
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,9 @@ class MatchState:
     unmissed: tuple[MatchState, Shot] | None = None
     # the match before the last record, a concession: the opponent may still play on (S4 R2)
     conceded: MatchState | None = None
+    # each player's timed shots: their number and total time to play them (s)
+    shots_timed: tuple[int, int] = (0, 0)
+    shot_time_total: tuple[float, float] = (0.0, 0.0)
 
 
 @dataclass(frozen=True)
@@ -137,7 +141,9 @@ class Result:
     ``[{"class", "spot", "position"}]``; ``options``: the non-offender's choices; ``awaiting``:
     "decision", "respot_toss" or None; ``stats``: breaks, highest break and centuries per player;
     ``replaced``: balls put back where they stood (moved without a stroke, or fallen from a
-    pocket's edge); ``push_confidence``: the camera's confidence in its push-stroke flag.
+    pocket's edge); ``push_confidence``: the camera's confidence in its push-stroke flag;
+    ``shot_time``: from the balls at rest to the white struck; ``visit_time``: from the rest
+    before the visit's first stroke to the end of this one (both None without the times).
     """
 
     type: str
@@ -179,6 +185,8 @@ class Result:
     unsporting_concession: bool | None = None
     replaced: tuple[str, ...] = ()
     push_confidence: float | None = None
+    shot_time: float | None = None
+    visit_time: float | None = None
     stats: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
@@ -901,6 +909,7 @@ def apply(state: MatchState | None, record: Record | Mapping[str, Any]
         res = {"type": "frame_start", "player": None}
     elif isinstance(record, Shot):
         m, res = _apply_shot(state, record)
+        m = _timed(state, m, record, res)
         if res.get("miss") is False and "miss_suggested" in res:
             m = replace(m, unmissed=(replace(state, unmissed=None), record))
     elif isinstance(record, Decision) and state.conceded is not None and record.choice == "play":
@@ -943,6 +952,33 @@ def apply(state: MatchState | None, record: Record | Mapping[str, Any]
     return m, _result(m, res)
 
 
+def _timed(prev: MatchState, m: MatchState, s: Shot, res: dict[str, Any]) -> MatchState:
+    """Shot and visit times from the record's times, into ``res``; the visit goes on while the
+    same player stays at the table, and a stroke out of turn leaves the striker's visit alone."""
+    player = res["player"]
+    shot_time = None
+    if s.t_rest is not None and s.t_strike is not None:
+        shot_time = round(s.t_strike - s.t_rest, 3)
+        n, total = list(m.shots_timed), list(m.shot_time_total)
+        n[player] += 1
+        total[player] += shot_time
+        m = replace(m, shots_timed=(n[0], n[1]), shot_time_total=(total[0], total[1]))
+    res["shot_time"] = shot_time
+    if (res.get("foul") or {}).get("reason") == "played_out_of_turn":
+        return m
+    pf = prev.frame
+    start = s.t_rest if s.t_rest is not None else s.t_strike
+    going_on = not pf.over and pf.striker == player and pf.visit_start is not None
+    visit_start = pf.visit_start if going_on else start
+    end = next((t for t in (s.t_end, s.t_strike, s.t_rest) if t is not None), None)
+    res["visit_time"] = (None if visit_start is None or end is None
+                         else round(end - visit_start, 3))
+    f = m.frame
+    stays = (not f.over and f.striker == player and f.offender is None and not f.awaiting_toss
+             and res.get("foul") is None)
+    return replace(m, frame=replace(f, visit_start=visit_start if stays else None))
+
+
 def _call_miss(m: MatchState) -> MatchState:
     """S3 R14: the last stroke, a failure to hit a ball on recorded without the call, called a
     foul and a miss: the match as that stroke with the call would have left it (the same
@@ -951,10 +987,11 @@ def _call_miss(m: MatchState) -> MatchState:
         raise ValueError("no foul to call a miss: the last stroke was no failure to hit a ball "
                          "on recorded without the call")
     before, shot = m.unmissed
-    called, res = _apply_shot(before, replace(shot, miss=True))
+    shot = replace(shot, miss=True)
+    called, res = _apply_shot(before, shot)
     if not res.get("miss") or called.frame.over:
         raise ValueError("the last foul cannot be called a miss here")
-    return called
+    return _timed(before, called, shot, res)
 
 
 def _concede(m: MatchState, player: int) -> MatchState:
@@ -1007,8 +1044,10 @@ def _stats(m: MatchState) -> dict[str, Any]:
         cur[f.striker] = f.current_break
     highest = [max((*m.breaks[p], cur[p]), default=0) for p in (0, 1)]
     centuries = [sum(1 for b in (*m.breaks[p], cur[p]) if b >= 100) for p in (0, 1)]
+    average = [round(m.shot_time_total[p] / m.shots_timed[p], 2) if m.shots_timed[p] else None
+               for p in (0, 1)]
     return {"breaks": [list(m.breaks[0]), list(m.breaks[1])],
-            "highest_break": highest, "centuries": centuries}
+            "highest_break": highest, "centuries": centuries, "average_shot_time": average}
 
 
 def _result(m: MatchState, res: dict[str, Any]) -> Result:
