@@ -141,6 +141,7 @@ def test_the_next_frame_of_a_match_shows_at_love_all_with_its_breaker_to_play(se
     referee = Referee()
     referee.feed({"type": "frame_start", "players": list(PLAYERS), "breaker": 0, "reds": 15,
                   "best_of": 3})
+    referee.feed({"type": "shot", "first_contact": "red"})  # player 1 to play, who concedes
     won = referee.feed({"type": "concede", "player": 1})
     server.publish({**won, "type": "score", "score": [12, 0]})  # frame 1 over, 12-0
     assert server.state()["frames"] == [1, 0] and server.state()["score"] == [12, 0]

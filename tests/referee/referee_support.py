@@ -42,7 +42,7 @@ def one(state, record):
 
 
 def pen(*values):
-    return max(4, *[v for v in values if v])
+    return max([4, *[v for v in values if v]])
 
 
 def value(b):

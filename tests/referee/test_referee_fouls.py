@@ -57,8 +57,8 @@ def _cases():
                        {**base, "first_contact": legal, "foul": {"reason": call, "ball": b}},
                        pen(bov, value(b)), call)
         if reds and legal != "red":
-            yield (f"S3 R11(d) two reds in successive strokes, {label}", ctx,
-                   {**base, "first_contact": "red"}, 7, "two_reds")
+            yield (f"S3 R11(b) a red hit first with a colour declared, {label}", ctx,
+                   {**base, "first_contact": "red"}, pen(bov, 1), "wrong_ball_first")
         if reds and on != "red":
             yield (f"S3 R11(b) potted a red when on a colour, {label}", ctx,
                    {**base, "first_contact": legal, "potted": ["red"]}, pen(bov, 1),
@@ -129,7 +129,9 @@ def test_nothing_scored_on_a_foul_stroke(on, reds, legal, pot):
     assert r["in_hand"] is True
 
 
-def test_unknown_reason_counts_at_least_four():
-    """S3 R11: any foul is at least four."""
-    _, r = one(state_at(), shot(first_contact="red", foul="something_else"))
-    assert r["foul"] == {"points": 4, "reason": "something_else"}
+def test_unknown_foul_reason_is_an_input_error():
+    """A reason the rules do not value is refused, not counted as a four-point foul."""
+    with pytest.raises(ValueError, match="unknown reason 'something_else'"):
+        one(state_at(), shot(first_contact="red", foul="something_else"))
+    with pytest.raises(ValueError, match="unknown reason"):
+        one(state_at(), shot(first_contact="red", foul=[{"reason": "x", "ball": "red"}]))

@@ -91,7 +91,7 @@ def test_snookering_behind_the_free_ball(colours, exempt):
         assert r["foul"] is None
     else:
         assert r["foul"]["reason"] == "snookered_behind_free_ball"
-        assert r["foul"]["points"] == pen(value(on), value(f))
+        assert r["foul"]["points"] == pen(value(on))  # English S3 R11(a): the ball on
 
 
 def test_snookering_behind_free_ball_from_positions():
@@ -119,8 +119,8 @@ def test_play_keeps_free_ball_and_implicit_put_back():
     assert r["next_player"] == 1 and r["free_ball"]
     _, r = one(s, shot(first_contact="red", player=0))
     assert r["player"] == 0
-    with pytest.raises(ValueError):
-        one(state_at(), shot(first_contact="red", player=1))
+    _, r = one(state_at(), shot(first_contact="red", player=1))  # S3 R3(k): out of turn
+    assert r["foul"]["reason"] == "played_out_of_turn" and r["next_player"] == 0
 
 
 @pytest.mark.parametrize("choice", ["play", "put_back", "replace"])

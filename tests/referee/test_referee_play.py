@@ -143,23 +143,24 @@ def test_points_remaining_and_snookers_required():
 
 
 def test_match_break_alternates_and_frames_count():
-    """S3 R3(b): the players break in turn; the match ends at a majority of best_of."""
-    recs = [{"type": "frame_start", "players": ["A", "B"], "breaker": 1, "best_of": 3}]
+    """S3 R3(b): the players break in turn; the match ends at a majority of best_of. Each
+    concession is by the striker (S4 R2)."""
+    recs = [{"type": "frame_start", "players": ["A", "B"], "breaker": 0, "best_of": 3}]
     recs += [{"type": "concede", "player": 0}]
     recs += [{"type": "frame_start"}, {"type": "concede", "player": 1}]
     recs += [{"type": "frame_start"}]
     _, out = play(None, *recs)
-    assert out[0]["next_player"] == 1 and out[2]["next_player"] == 0
-    assert out[4]["next_player"] == 1
+    assert out[0]["next_player"] == 0 and out[2]["next_player"] == 1
+    assert out[4]["next_player"] == 0
     assert out[3]["frames"] == [1, 1] and not out[3]["match_over"]
-    _, out2 = play(None, *recs[:3], {"type": "concede", "player": 0})
+    _, out2 = play(None, *recs[:3], shot(first_contact="red"), {"type": "concede", "player": 0})
     assert out2[-1]["frames"] == [0, 2] and out2[-1]["match_over"] and out2[-1]["match_winner"] == 1
 
 
 def test_shot_after_frame_over_starts_the_next_frame():
     """S3 R3(b): the next frame starts with the other player breaking."""
     recs = [{"type": "frame_start", "players": ["A", "B"], "breaker": 0, "best_of": 3},
-            {"type": "concede", "player": 1}, shot(first_contact="red")]
+            {"type": "concede", "player": 0}, shot(first_contact="red")]
     _, out = play(None, *recs)
     assert out[-1]["frame"] == 2 and out[-1]["player"] == 1
 

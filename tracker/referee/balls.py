@@ -26,7 +26,8 @@ def class_of(key: str) -> str:
     head = key.split("_", 1)[0]
     if head in BALL_CLASSES:
         return head
-    raise ValueError(f"unknown ball {key!r} (expected one of {', '.join(BALL_CLASSES)})")
+    shown = key if len(key) <= 40 else key[:37] + "..."
+    raise ValueError(f"unknown ball {shown!r} (expected one of {', '.join(BALL_CLASSES)})")
 
 
 def colours_from(colour: str) -> tuple[str, ...]:

@@ -1,48 +1,69 @@
-"""``cueball referee SHOTS.jsonl``: the snooker referee over shot records, one result JSON per
-input line on stdout (CONTRACT.md, "Shot records for cueball referee")."""
+"""``cueball referee [--game G] SHOTS.jsonl``: a game's referee over its shot records, one result
+JSON per input line on stdout (docs/FORMATS.md, "Shot records for cueball referee" and "Pool
+shot records")."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from calibration.errors import InputError
-from tracker.referee.records import parse_record
-from tracker.referee.snooker import Referee
+from tracker.game import GAMES, game
+from tracker.referee.records import loads_record
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("shots", help="shot records, one JSON object a line")
-    parser.add_argument("--game", default="snooker",
-                        choices=("snooker", "8ball", "9ball", "10ball", "14.1"),
+    parser.add_argument("--game", default="snooker", choices=tuple(GAMES),
                         help="the game's rules (default snooker; the pool games in "
                              "docs/POOL_RULES.md)")
     parser.add_argument("--variant", default=None,
-                        help="pool rule variant: wpa (default), seed004, bar, last_pocket")
+                        help="the game's rule variant (pool: wpa, the default, seed004, bar, "
+                             "last_pocket)")
 
 
-def run(args: argparse.Namespace) -> int:
-    """Read every line, referee it, then print the results; a bad file or line raises
-    InputError naming the file and the line, before anything is printed."""
-    path = args.shots
-    if getattr(args, "game", "snooker") != "snooker":
-        from tracker.referee.pool.command import run_pool
-        return run_pool(path, args.game, args.variant)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            lines = fh.read().splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"cannot read shot records {path}: {e}") from None
-    ref = Referee()
-    out = []
+def referee_lines(lines: Iterable[str], source: str, game_name: str = "snooker",
+                  variant: str | None = None) -> Iterator[dict[str, Any]]:
+    """Each line through ``game_name``'s referee as it comes, its result yielded before the next
+    line is read; blank lines are skipped. A bad line raises InputError naming ``source`` and
+    the line."""
+    played = game(game_name)
+    ref = played.referee(variant)
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            out.append(ref.feed(parse_record(json.loads(line))))
+            result = ref.feed(loads_record(line, played.parse_record))
         except (ValueError, TypeError) as e:
-            raise InputError(f"{path}:{n}: {e}") from None
-    for r in out:
-        sys.stdout.write(json.dumps(r) + "\n")
+            raise InputError(f"{source}:{n}: {_one_line(e)}") from None
+        except RecursionError:
+            raise InputError(f"{source}:{n}: record nested too deeply") from None
+        yield result
+
+
+def _one_line(e: Exception) -> str:
+    return " ".join(str(e).split()) or type(e).__name__
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read a line, referee it, print its result: memory stays flat with the input's length.
+    A bad file or line raises InputError naming the file and the line; the results of the
+    lines before it stay printed."""
+    path = args.shots
+    try:
+        fh = open(path, encoding="utf-8")  # noqa: SIM115 - closed below, read lazily
+    except OSError as e:
+        raise InputError(f"cannot read shot records {path}: {e.strerror or e}") from None
+    with fh:
+        try:
+            for result in referee_lines(fh, path, args.game, args.variant):
+                sys.stdout.write(json.dumps(result) + "\n")
+        except UnicodeDecodeError as e:
+            raise InputError(f"cannot read shot records {path}: not UTF-8 text "
+                             f"({e.reason})") from None
+        except OSError as e:
+            raise InputError(f"cannot read shot records {path}: {e.strerror or e}") from None
     return 0

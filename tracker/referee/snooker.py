@@ -23,7 +23,6 @@ the WPBSA rules (shared/seeds/003); "IR" marks the Iranian text (shared/seeds/00
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -32,6 +31,9 @@ from typing import Any
 from tracker.referee import geometry
 from tracker.referee.balls import COLOURS, ON_COLOUR, ON_RED, VALUES, next_colour
 from tracker.referee.records import (
+    BALL_ON_FOULS,
+    FIXED_SEVEN_FOULS,
+    HIGHER_VALUE_FOULS,
     Claim,
     Concede,
     Decision,
@@ -40,27 +42,10 @@ from tracker.referee.records import (
     Rerack,
     RespotToss,
     Shot,
+    loads_record,
     parse_record,
 )
 
-# S3 R11(d): fouls with a fixed penalty of seven points.
-FIXED_SEVEN_FOULS = frozenset({
-    "ball_off_table_used",  # uses a ball off the table for any purpose
-    "measuring",  # uses any object to measure gaps or distances
-    "two_reds",  # plays at two reds in successive strokes
-    "non_cue_ball",  # uses any ball other than the white as the cue ball
-    "no_nomination",  # fails to declare the ball on when asked / fouls before nominating
-})
-# S3 R11(a): fouls valued at the ball on (at least 4).
-BALL_ON_FOULS = frozenset({
-    "no_ball_hit", "in_off", "cue_ball_off_table", "double_hit", "jump_shot",
-    "no_foot_on_floor", "wrong_in_hand_placement",
-})
-# S3 R11(b): fouls valued at the higher of the ball on and the ball concerned (at least 4).
-HIGHER_VALUE_FOULS = frozenset({
-    "balls_not_at_rest", "wrong_ball_first", "potted_ball_not_on", "push_stroke",
-    "touched_ball", "ball_off_table", "snookered_behind_free_ball", "free_ball_not_hit_first",
-})
 # S3 R14: the fouls that can be called a miss: the white fails to hit a ball on first.
 MISS_FOULS = frozenset({"no_ball_hit", "wrong_ball_first", "two_reds", "free_ball_not_hit_first",
                         "no_nomination"})
@@ -119,6 +104,7 @@ class FrameState:
     awaiting_toss: bool = False
     over: bool = False
     winner: int | None = None
+    visit_start: float | None = None  # when the striker's visit began (its first t_rest)
 
 
 @dataclass(frozen=True)
@@ -138,6 +124,11 @@ class MatchState:
     # not called a miss: the referee may still call it one (a ``replace`` decision with
     # ``miss``)
     unmissed: tuple[MatchState, Shot] | None = None
+    # the match before the last record, a concession: the opponent may still play on (S4 R2)
+    conceded: MatchState | None = None
+    # each player's timed shots: their number and total time to play them (s)
+    shots_timed: tuple[int, int] = (0, 0)
+    shot_time_total: tuple[float, float] = (0.0, 0.0)
 
 
 @dataclass(frozen=True)
@@ -148,7 +139,11 @@ class Result:
     ``ball_on``: for the next stroke ("red", "colour" or a colour; None once the frame is over);
     ``free_ball``: the next striker may nominate a free ball; ``respotted``: colours put back,
     ``[{"class", "spot", "position"}]``; ``options``: the non-offender's choices; ``awaiting``:
-    "decision", "respot_toss" or None; ``stats``: breaks, highest break and centuries per player.
+    "decision", "respot_toss" or None; ``stats``: breaks, highest break and centuries per player;
+    ``replaced``: balls put back where they stood (moved without a stroke, or fallen from a
+    pocket's edge); ``push_confidence``: the camera's confidence in its push-stroke flag;
+    ``shot_time``: from the balls at rest to the white struck; ``visit_time``: from the rest
+    before the visit's first stroke to the end of this one (both None without the times).
     """
 
     type: str
@@ -188,6 +183,10 @@ class Result:
     end_reason: str | None = None
     concession_value: int | None = None
     unsporting_concession: bool | None = None
+    replaced: tuple[str, ...] = ()
+    push_confidence: float | None = None
+    shot_time: float | None = None
+    visit_time: float | None = None
     stats: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
@@ -268,13 +267,15 @@ def colour_nomination(table: Table, shot: Shot) -> str | None:
 
 
 def touching_relief(table: Table, first_ok: frozenset[str]) -> bool:
-    """S3 R8: with TOUCHING BALL called, the striker plays away from a ball that is (or could be)
-    on; not hitting another ball is then no foul, provided the touching ball does not move (a
-    move is a push stroke, called by the referee)."""
+    """S3 R8(c): with TOUCHING BALL called, the striker plays away; hitting no ball is then no
+    foul when the touching ball is on (i) or could be on and is declared on (ii) - after a red
+    the colour declared, or the touching colour when none is; a touching ball that is not the
+    declared one gives no relief (S3 R8(c)(iii) asks that the declared ball be hit first). A
+    move of the touching ball is a push stroke, called by the referee."""
     tb = table.touching
     if tb is None:
         return False
-    return tb == "on" or tb in first_ok or (table.ball_on == ON_COLOUR and tb in COLOURS)
+    return tb == "on" or tb in first_ok
 
 
 def points_remaining(table: Table, free_ball: bool = False) -> int:
@@ -331,8 +332,10 @@ def _record_fouls(shot: Shot, bov: int | None) -> list[tuple[int, str]]:
             out.append((7, fo.reason))
         elif fo.reason in BALL_ON_FOULS:
             out.append((penalty(bov), fo.reason))
-        else:
+        elif fo.reason in HIGHER_VALUE_FOULS:
             out.append((penalty(bov, VALUES[fo.ball] if fo.ball else None), fo.reason))
+        else:
+            raise ValueError(f"unknown foul reason {fo.reason!r}")
     return out
 
 
@@ -348,7 +351,11 @@ def stroke_fouls(table: Table, shot: Shot, nom: str | None, free: str | None,
     - S3 R11(d): playing at a red when a colour is on (two reds in successive strokes) and
       fouling before nominating after a red: seven;
     - S3 R12, IR note 1: with a free ball nominated, not hitting it first (IR: the ball on's
-      value only).
+      value only);
+    - English S3 R11(c) (seed 003 is silent): two balls hit at the same moment, unless fair
+      (``simultaneous_fair``): the ball on or the higher of the two;
+    - S3 R11(b): the camera's push-stroke flag, and balls the striker moved other than through
+      the white (``disturbed``): the higher of the ball on and the ball concerned.
     """
     bov = ball_on_value(table, nom)
     fouls = _record_fouls(shot, bov)
@@ -356,14 +363,24 @@ def stroke_fouls(table: Table, shot: Shot, nom: str | None, free: str | None,
     if fc is None:
         if not touching_relief(table, first_ok):
             fouls.append((penalty(bov), "no_ball_hit"))
+    elif shot.simultaneous_contact is not None:
+        sim = shot.simultaneous_contact
+        if not simultaneous_fair(table, fc, sim, free, first_ok):
+            fouls.append((penalty(bov, VALUES[fc], VALUES[sim]), "simultaneous_hit"))
     elif fc not in first_ok:
         if free is not None:
             concerned = None if ruleset == "iran" else VALUES[fc]
             fouls.append((penalty(bov, concerned), "free_ball_not_hit_first"))
-        elif table.ball_on == ON_COLOUR and fc == "red":
+        elif table.ball_on == ON_COLOUR and fc == "red" and nom is None:
+            # S3 R11(d): playing at a red after a red; with a colour declared a red hit first
+            # is a ball not on (S3 R11(b)), valued below
             fouls.append((7, "two_reds"))
         else:
             fouls.append((penalty(bov, VALUES[fc]), "wrong_ball_first"))
+    if shot.push_stroke:
+        fouls.append((penalty(bov, VALUES[fc] if fc else None), "push_stroke"))
+    if shot.disturbed:
+        fouls.append((touched_value(bov, shot.disturbed), "touched_ball"))
     if shot.cue_potted:
         fouls.append((penalty(bov), "in_off"))
     if "white" in shot.off_table:
@@ -377,6 +394,24 @@ def stroke_fouls(table: Table, shot: Shot, nom: str | None, free: str | None,
     if fouls and table.ball_on == ON_COLOUR and nom is None:
         fouls.append((7, "no_nomination"))
     return fouls
+
+
+def simultaneous_fair(table: Table, first: str, other: str, free: str | None,
+                      first_ok: frozenset[str]) -> bool:
+    """English S3 R11(c), R12: the white may hit two balls at the same moment when both are on
+    (two reds), or when they are the nominated free ball and the ball on."""
+    if {first, other} <= first_ok:
+        return True
+    if free is None:
+        return False
+    actual = "red" if table.ball_on == ON_RED else table.ball_on
+    return {first, other} == {free, actual}
+
+
+def touched_value(bov: int | None, balls: tuple[str, ...]) -> int:
+    """S3 R11(b): touching balls in play other than with the tip on the white: the higher of
+    the ball on and the balls touched (the white counts as the ball on)."""
+    return penalty(bov, *[VALUES.get(b) for b in balls])
 
 
 def worst_foul(fouls: list[tuple[int, str]]) -> tuple[int, str] | None:
@@ -432,6 +467,23 @@ def _validate(table: Table, shot: Shot) -> None:
             raise ValueError(f"the {c} is potted or off the table {n} times")
         if n and c not in table.colours:
             raise ValueError(f"the {c} is potted or off the table but not on the table")
+    fell = shot.fell_from_edge
+    if gone.count("red") + fell.count("red") > table.reds:
+        raise ValueError("more reds potted, off the table or fallen from an edge than on the "
+                         "table")
+    for c in set(fell) & set(COLOURS):
+        if c not in table.colours or c in gone or fell.count(c) > 1:
+            raise ValueError(f"the {c} in fell_from_edge is not on the table, or also potted or "
+                             "off the table")
+    for b in shot.disturbed:
+        if (b == "red" and not table.reds) or (b in COLOURS and b not in table.colours):
+            raise ValueError(f"the disturbed {b} is not on the table")
+    sim = shot.simultaneous_contact
+    if sim is not None:
+        if (sim == "red" and table.reds < 2) or (sim in COLOURS and sim not in table.colours):
+            raise ValueError(f"simultaneous_contact with the {sim}, which is not on the table")
+        if sim == shot.first_contact and sim != "red":
+            raise ValueError(f"simultaneous_contact: the {sim} twice")
     if shot.first_contact in COLOURS and shot.first_contact not in table.colours:
         raise ValueError(f"first contact with the {shot.first_contact}, which is not on the table")
     if shot.first_contact == "red" and table.reds == 0:
@@ -638,9 +690,38 @@ def _who_plays(m: MatchState, s: Shot) -> MatchState:
         f = replace(f, awaiting_toss=False, striker=s.player)
     if f.offender is not None:
         f = _decide(f, "put_back" if s.player == f.offender else "play")
-    elif s.player is not None and s.player != f.striker:
-        raise ValueError(f"player {s.player} played but it is player {f.striker}'s turn")
     return replace(m, frame=f)
+
+
+def _out_of_turn(m: MatchState, s: Shot) -> tuple[MatchState, dict[str, Any]]:
+    """S3 R3(k): the non-striker plays out of turn: PENALTY to the striker, the balls moved
+    replaced, the striker's turn goes on unaffected (break, ball on, free ball). Valued at the
+    striker's ball on, at least four (English S3 R11(a): "striking out of turn")."""
+    f = m.frame
+    _validate(f.table, s)
+    pts = penalty(ball_on_value(f.table, None))
+    score = list(f.score)
+    score[f.striker] += pts
+    f = replace(f, score=(score[0], score[1]), shot=f.shot + 1)
+    res = {"type": "shot", "player": s.player, "points": 0,
+           "foul": {"points": pts, "reason": "played_out_of_turn"},
+           "break_": f.current_break, "nominated": s.nominated}
+    return replace(m, frame=f), res
+
+
+def _not_struck(f: FrameState, s: Shot) -> _Stroke:
+    """S3 R11(b): balls moved with the body, clothes or equipment while the white was not
+    struck: a foul of the higher of the ball on and the balls moved, seven when it comes after
+    a red before a colour is declared (S3 R11(d)); the balls go back where they stood, so the
+    table is as before (what the record says potted is not taken)."""
+    t = f.table
+    _validate(t, replace(s, potted=(), off_table=()))
+    bov = ball_on_value(t, s.nominated)
+    pts = touched_value(bov, s.disturbed)
+    if t.ball_on == ON_COLOUR and s.nominated is None:
+        pts = max(pts, 7)
+    return _Stroke(f.striker, t.ball_on, None, s.nominated, frozenset(), (pts, "touched_ball"),
+                   0, t.reds, t.colours, t.positions, (), t.in_hand)
 
 
 def _judge(f: FrameState, s: Shot, ruleset: str) -> _Stroke:
@@ -668,8 +749,8 @@ def _judge(f: FrameState, s: Shot, ruleset: str) -> _Stroke:
             s.snookered_by is None and snookered_behind_free_ball(
                 after, free, nxt, t.colours, s.cue_potted))
         if behind:
-            fouls.append((penalty(ball_on_value(t, nom), VALUES[free]),
-                          "snookered_behind_free_ball"))
+            # English S3 R11(a): valued at the ball on, not at the free ball
+            fouls.append((penalty(ball_on_value(t, nom)), "snookered_behind_free_ball"))
     foul = worst_foul(fouls)
     gone = {b for b in s.potted + s.off_table if b in COLOURS}
     respot_list = [c for c in gone if must_respot(t, c, foul is not None, free)]
@@ -681,11 +762,15 @@ def _judge(f: FrameState, s: Shot, ruleset: str) -> _Stroke:
 
 def _apply_shot(m: MatchState, s: Shot) -> tuple[MatchState, dict[str, Any]]:
     m = _who_plays(m, s)
+    if s.player is not None and s.player != m.frame.striker:
+        return _out_of_turn(m, s)
     before = m.frame
-    k = _judge(before, s, m.ruleset)
+    k = _judge(before, s, m.ruleset) if s.struck else _not_struck(before, s)
     res: dict[str, Any] = {
         "type": "shot", "player": k.striker, "points": k.points, "respotted": k.respotted,
         "free_ball_nominated": k.free, "nominated": k.free or k.nom or s.nominated,
+        "replaced": s.fell_from_edge if s.struck else s.disturbed,
+        "push_confidence": s.push_confidence,
     }
     if k.foul is not None:
         return _after_foul(m, before, s, k, res)
@@ -824,8 +909,13 @@ def apply(state: MatchState | None, record: Record | Mapping[str, Any]
         res = {"type": "frame_start", "player": None}
     elif isinstance(record, Shot):
         m, res = _apply_shot(state, record)
+        m = _timed(state, m, record, res)
         if res.get("miss") is False and "miss_suggested" in res:
             m = replace(m, unmissed=(replace(state, unmissed=None), record))
+    elif isinstance(record, Decision) and state.conceded is not None and record.choice == "play":
+        # S4 R2: the concession is void when the opponent chooses to play on
+        m = state.conceded
+        res = {"type": "decision", "player": 1 - m.frame.striker, "end_reason": "concession_void"}
     elif isinstance(record, Decision):
         if record.miss:
             state = _call_miss(state)
@@ -835,7 +925,8 @@ def apply(state: MatchState | None, record: Record | Mapping[str, Any]
         if record.miss:
             res["miss"] = True
     elif isinstance(record, Concede):
-        m = _concede(state, record.player)
+        m = replace(_concede(state, record.player),
+                    conceded=replace(state, unmissed=None, conceded=None))
         res = {"type": "concede", "player": record.player, "end_reason": "concession",
                "concession_value": points_remaining(_table_for_concession(state.frame.table)),
                "unsporting_concession": snookers_required(
@@ -856,7 +947,36 @@ def apply(state: MatchState | None, record: Record | Mapping[str, Any]
         raise ValueError(f"unknown record {record!r}")
     if m.unmissed is not None and m.unmissed[1] is not record:
         m = replace(m, unmissed=None)
+    if m.conceded is not None and not isinstance(record, Concede):
+        m = replace(m, conceded=None)
     return m, _result(m, res)
+
+
+def _timed(prev: MatchState, m: MatchState, s: Shot, res: dict[str, Any]) -> MatchState:
+    """Shot and visit times from the record's times, into ``res``; the visit goes on while the
+    same player stays at the table, and a stroke out of turn leaves the striker's visit alone."""
+    player = res["player"]
+    shot_time = None
+    if s.t_rest is not None and s.t_strike is not None:
+        shot_time = round(s.t_strike - s.t_rest, 3)
+        n, total = list(m.shots_timed), list(m.shot_time_total)
+        n[player] += 1
+        total[player] += shot_time
+        m = replace(m, shots_timed=(n[0], n[1]), shot_time_total=(total[0], total[1]))
+    res["shot_time"] = shot_time
+    if (res.get("foul") or {}).get("reason") == "played_out_of_turn":
+        return m
+    pf = prev.frame
+    start = s.t_rest if s.t_rest is not None else s.t_strike
+    going_on = not pf.over and pf.striker == player and pf.visit_start is not None
+    visit_start = pf.visit_start if going_on else start
+    end = next((t for t in (s.t_end, s.t_strike, s.t_rest) if t is not None), None)
+    res["visit_time"] = (None if visit_start is None or end is None
+                         else round(end - visit_start, 3))
+    f = m.frame
+    stays = (not f.over and f.striker == player and f.offender is None and not f.awaiting_toss
+             and res.get("foul") is None)
+    return replace(m, frame=replace(f, visit_start=visit_start if stays else None))
 
 
 def _call_miss(m: MatchState) -> MatchState:
@@ -867,27 +987,35 @@ def _call_miss(m: MatchState) -> MatchState:
         raise ValueError("no foul to call a miss: the last stroke was no failure to hit a ball "
                          "on recorded without the call")
     before, shot = m.unmissed
-    called, res = _apply_shot(before, replace(shot, miss=True))
+    shot = replace(shot, miss=True)
+    called, res = _apply_shot(before, shot)
     if not res.get("miss") or called.frame.over:
         raise ValueError("the last foul cannot be called a miss here")
-    return called
+    return _timed(before, called, shot, res)
 
 
 def _concede(m: MatchState, player: int) -> MatchState:
-    """S3 R1(f)(2), S4 R2: a conceded frame goes to the opponent."""
+    """S3 R1(f)(2), S4 R2: a conceded frame goes to the opponent; only the striker may concede
+    (English S4 R2: "only when he is the striker")."""
     f = m.frame
     if f.over:
         raise ValueError("the frame is already over")
+    if player != f.striker:
+        raise ValueError(f"player {player} cannot concede: only the striker (player "
+                         f"{f.striker}) may (S4 R2)")
     m = _add_break(m, f.striker, f.current_break)
     return _finish_frame(m, f, 1 - player)
 
 
 def _claim(m: MatchState, player: int) -> MatchState:
-    """S2 R1 (seed 003): with only the black left a player leading by more than seven may claim
-    the frame."""
+    """S2 R1: with only the black left the striker leading by more than seven may claim the
+    frame (seed 003: the player with the lead; the English text: the striker)."""
     f = m.frame
     if f.over or not claimable(f.table, f.score) or f.score[player] <= f.score[1 - player]:
         raise ValueError(f"player {player} cannot claim the frame now")
+    if player != f.striker:
+        raise ValueError(f"player {player} cannot claim the frame: only the striker (player "
+                         f"{f.striker}) may (S2 R1)")
     m = _add_break(m, f.striker, f.current_break)
     return _finish_frame(m, f, player)
 
@@ -916,8 +1044,10 @@ def _stats(m: MatchState) -> dict[str, Any]:
         cur[f.striker] = f.current_break
     highest = [max((*m.breaks[p], cur[p]), default=0) for p in (0, 1)]
     centuries = [sum(1 for b in (*m.breaks[p], cur[p]) if b >= 100) for p in (0, 1)]
+    average = [round(m.shot_time_total[p] / m.shots_timed[p], 2) if m.shots_timed[p] else None
+               for p in (0, 1)]
     return {"breaks": [list(m.breaks[0]), list(m.breaks[1])],
-            "highest_break": highest, "centuries": centuries}
+            "highest_break": highest, "centuries": centuries, "average_shot_time": average}
 
 
 def _result(m: MatchState, res: dict[str, Any]) -> Result:
@@ -968,7 +1098,7 @@ def records_from_lines(lines: Iterable[str], source: str = "<shots>") -> list[Re
         if not line.strip():
             continue
         try:
-            out.append(parse_record(json.loads(line)))
+            out.append(loads_record(line))
         except (ValueError, TypeError) as e:
             raise ValueError(f"{source}:{n}: {e}") from None
     return out

@@ -5,8 +5,8 @@ snooker one.
 ``match.apply(state, record) -> (state, Result)`` from ``match.new_match(game)``; the
 ``Referee`` wrapper (``feed(record) -> dict``) and ``run_records``; records in ``records.py``;
 the general rules in ``rules.py``; the games in ``eightball.py``, ``nineball.py`` (9-ball and
-10-ball), ``straight.py`` (14.1); rule variants as data in ``variants.py``; the command's loop
-in ``command.py``. The rule map is docs/POOL_RULES.md.
+10-ball), ``straight.py`` (14.1); rule variants as data in ``variants.py``. ``cueball referee
+--game`` reaches it through ``tracker.game``. The rule map is docs/POOL_RULES.md.
 """
 
 from tracker.referee.pool.match import MatchState, Referee, Result, apply, new_match, run_records
