@@ -10,7 +10,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.calibrate import read_json
+from calibration.calibrate import Calibration, read_json
 from calibration.errors import InputError
 from calibration.validate import checked_intrinsics
 
@@ -65,7 +65,12 @@ def run(args: argparse.Namespace) -> int:
             points = read_json(args.points, "points file")
             image = _first_image(args.source)
             h, w = image.shape[:2]
-            cal = calibrate_points(points, (w, h), source=str(args.source))
+            try:
+                cal = calibrate_points(points, (w, h), source=str(args.source))
+                # what the points make is checked as a calibration file would be
+                Calibration.from_dict(cal.to_dict(), where="their calibration")
+            except InputError as exc:
+                raise InputError(f"points file {args.points}: {exc}") from None
         else:
             cal, image = calibrate_source(args.source, camera_matrix=K, dist_coeffs=dist)
         text = json.dumps(cal.to_dict(), indent=2)

@@ -759,9 +759,9 @@ def calibrate_points(points_px: dict, image_size: tuple[int, int],
     try:
         px = np.array([[float(v) for v in points_px[n]] for n in names])
     except (TypeError, ValueError):
-        raise InputError("landmark pixels must be [x, y] number pairs") from None
-    if px.shape != (len(names), 2):
-        raise InputError("landmark pixels must be [x, y] number pairs")
+        raise InputError("landmark pixels must be [x, y] pairs of finite numbers") from None
+    if px.shape != (len(names), 2) or not np.all(np.isfinite(px)):
+        raise InputError("landmark pixels must be [x, y] pairs of finite numbers")
     H, _ = cv2.findHomography(mm, px, 0)
     if H is None or abs(np.linalg.det(H)) < 1e-12:
         raise InputError("the landmarks do not define a table plane (three on one line?)")
