@@ -169,7 +169,7 @@ def checked_fields(d: dict, where: str, table=SNOOKER) -> dict:
 def _checked_fields(d: dict, where: str, table) -> dict:
     for name in ("H_table_to_image", "image_size"):
         if name not in d:
-            raise InputError(f"{where}: no {name}: expected a calibration from "
+            raise InputError(f"{where} lacks {name}: expected a calibration from "
                              "'cueball calibrate'")
     out = {"image_size": _image_size(d, where), "H": _homography(d, where, table)}
     out["camera_matrix"] = out["dist_coeffs"] = out["rvec"] = out["tvec_mm"] = None
