@@ -102,8 +102,12 @@ def read_image(path) -> np.ndarray:
     if size is not None and size[0] * size[1] > MAX_IMAGE_PX:
         raise InputError(f"{path} is {size[0]}x{size[1]} pixels: expected at most "
                          f"{MAX_IMAGE_PX // 1_000_000} million")
-    with quiet_stderr():
-        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
+    try:
+        with quiet_stderr():
+            image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
+    except cv2.error:  # OpenCV's own limit (OPENCV_IO_MAX_IMAGE_PIXELS), in a format read here
+        raise InputError(f"cannot read {path} as an image: larger than OpenCV takes "
+                         "(OPENCV_IO_MAX_IMAGE_PIXELS)") from None
     if image is None:
         raise InputError(f"cannot read {path} as an image")
     return image

@@ -258,6 +258,18 @@ def test_an_enormous_image_is_refused_from_its_header_before_memory_is_taken(
     assert int(peak_kb) < 1_000_000  # kB: the decoded picture alone would be 1.2 GB
 
 
+def test_a_picture_over_opencvs_own_limit_in_a_format_without_a_header_check_is_one_line(
+        tmp_path):
+    path = tmp_path / "table.tiff"
+    cv2.imwrite(str(path), render_table(scene_cameras()["broadcast"]))
+    assert header_size(path.read_bytes()) is None  # only OpenCV's limit stands in the way
+    r = subprocess.run([sys.executable, "-m", "tracker.cli", "detect", str(path)],
+                       capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "PYTHONPATH": str(ROOT),
+                            "OPENCV_IO_MAX_IMAGE_PIXELS": "1000"})
+    one_line((r.returncode, r.stderr.strip().splitlines()), "larger than OpenCV takes")
+
+
 @pytest.mark.parametrize("ext", [".png", ".jpg", ".bmp", ".webp", ".gif"])
 def test_an_image_header_gives_the_size_the_decoder_finds(ext):
     image = np.random.default_rng(1).integers(0, 255, (37, 53, 3), dtype=np.uint8)
