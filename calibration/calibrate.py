@@ -18,6 +18,7 @@ import numpy as np
 from calibration.camera import Camera, apply_homography
 from calibration.errors import InputError
 from calibration.specs import SNOOKER, SnookerTableSpec
+from calibration.validate import checked_fields
 
 
 def _matrix(value, shape, name) -> np.ndarray:
@@ -162,35 +163,43 @@ class Calibration:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict, table: SnookerTableSpec = SNOOKER) -> Calibration:
-        try:
-            H = d["H_table_to_image"]
-            size = tuple(d["image_size"])
-        except (KeyError, TypeError) as exc:
-            raise InputError(f"calibration JSON lacks {exc}") from None
-        return cls(
-            np.array(H, dtype=np.float64), size,
-            d.get("camera_matrix"), d.get("dist_coeffs"), d.get("rvec"), d.get("tvec_mm"),
-            float(d.get("reprojection_error_mm", 0.0)), float(d.get("max_error_mm", 0.0)),
-            d.get("landmarks", {}), d.get("source", ""), table,
-        )
+    def from_dict(cls, d: dict, table: SnookerTableSpec = SNOOKER,
+                  where: str = "calibration JSON") -> Calibration:
+        """The calibration a JSON object holds, every field checked first: InputError naming
+        ``where`` (the file), the field and what was expected when one is unusable."""
+        fields = checked_fields(d, where, table)
+        cal = cls(fields["H"], fields["image_size"], fields["camera_matrix"],
+                  fields["dist_coeffs"], fields["rvec"], fields["tvec_mm"],
+                  fields["reprojection_error_mm"], fields["max_error_mm"], fields["landmarks"],
+                  fields["source"], table)
+        with np.errstate(all="ignore"):
+            pockets = np.array(list(cal.pockets_px().values()))
+            back = cal.px_to_table(pockets)
+        if not (np.all(np.isfinite(pockets)) and np.all(np.isfinite(back))):
+            raise InputError(f"{where}: H_table_to_image with these lens coefficients puts "
+                             "the pockets at no finite pixel")
+        return cal
 
     def save(self, path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n")
 
     @classmethod
     def load(cls, path, table: SnookerTableSpec = SNOOKER) -> Calibration:
-        return cls.from_dict(read_json(path, "calibration"), table)
+        return cls.from_dict(read_json(path, "calibration"), table, f"calibration {path}")
 
 
 def read_json(path, what: str) -> dict:
     """A JSON object from a file; InputError naming ``what`` and the file when it cannot be."""
     try:
-        data = json.loads(Path(path).read_text())
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
         raise InputError(f"cannot read {what} {path}: {exc.strerror}") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{what} {path} is not JSON: {exc.msg}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{what} {path} is not JSON: not UTF-8 text") from None
+    except RecursionError:
+        raise InputError(f"{what} {path} is nested too deeply to be a {what}") from None
     if not isinstance(data, dict):
         raise InputError(f"{what} {path} must hold a JSON object")
     return data

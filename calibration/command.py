@@ -10,8 +10,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.calibrate import read_json
+from calibration.calibrate import Calibration, read_json
 from calibration.errors import InputError
+from calibration.validate import checked_intrinsics
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,29 +48,39 @@ def run(args: argparse.Namespace) -> int:
     line on stderr and returns 2."""
     from calibration.draw import draw
     from calibration.find import calibrate_points, calibrate_source
+    from tracker.checks import writable_path
 
     try:
+        if args.output:
+            writable_path(args.output, "-o")
+        if args.show:
+            writable_path(args.show, "--show")
+            if not cv2.haveImageWriter(str(args.show)):
+                raise InputError(f"--show {args.show}: expected an image file name (.png, .jpg)")
         K = dist = None
         if args.intrinsics:
             intr = read_json(args.intrinsics, "intrinsics")
-            try:
-                K = np.array(intr["camera_matrix"], float).reshape(3, 3)
-                dist = np.array(intr.get("dist_coeffs", [0.0] * 5), float).ravel()
-            except (KeyError, ValueError, TypeError):
-                raise InputError(f"intrinsics {args.intrinsics} needs camera_matrix (3x3) and "
-                                 "dist_coeffs") from None
+            K, dist = checked_intrinsics(intr, f"intrinsics {args.intrinsics}")
         if args.points:
             points = read_json(args.points, "points file")
             image = _first_image(args.source)
             h, w = image.shape[:2]
-            cal = calibrate_points(points, (w, h), source=str(args.source))
+            try:
+                cal = calibrate_points(points, (w, h), source=str(args.source))
+                # what the points make is checked as a calibration file would be
+                Calibration.from_dict(cal.to_dict(), where="their calibration")
+            except InputError as exc:
+                raise InputError(f"points file {args.points}: {exc}") from None
         else:
             cal, image = calibrate_source(args.source, camera_matrix=K, dist_coeffs=dist)
         text = json.dumps(cal.to_dict(), indent=2)
-        if args.output:
-            Path(args.output).write_text(text + "\n")
-        else:
-            sys.stdout.write(text + "\n")
+        try:
+            if args.output:
+                Path(args.output).write_text(text + "\n")
+            else:
+                sys.stdout.write(text + "\n")
+        except OSError as exc:
+            raise InputError(f"cannot write {args.output or 'stdout'}: {exc.strerror}") from None
         if args.show:
             if not cv2.imwrite(str(args.show), draw(image, cal)):
                 raise InputError(f"cannot write {args.show}")

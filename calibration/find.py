@@ -28,6 +28,7 @@ from calibration.cloth import find_cloth, outline_quad
 from calibration.edges import find_first_edges, find_ridges, profiles
 from calibration.errors import InputError
 from calibration.height import height_from_balls
+from calibration.images import read_image
 from calibration.model import (
     CameraModel,
     Observations,
@@ -758,9 +759,9 @@ def calibrate_points(points_px: dict, image_size: tuple[int, int],
     try:
         px = np.array([[float(v) for v in points_px[n]] for n in names])
     except (TypeError, ValueError):
-        raise InputError("landmark pixels must be [x, y] number pairs") from None
-    if px.shape != (len(names), 2):
-        raise InputError("landmark pixels must be [x, y] number pairs")
+        raise InputError("landmark pixels must be [x, y] pairs of finite numbers") from None
+    if px.shape != (len(names), 2) or not np.all(np.isfinite(px)):
+        raise InputError("landmark pixels must be [x, y] pairs of finite numbers")
     H, _ = cv2.findHomography(mm, px, 0)
     if H is None or abs(np.linalg.det(H)) < 1e-12:
         raise InputError("the landmarks do not define a table plane (three on one line?)")
@@ -776,22 +777,13 @@ def calibrate_points(points_px: dict, image_size: tuple[int, int],
 
 
 # -- sources ----------------------------------------------------------------------------------
-def read_image(path) -> np.ndarray:
-    path = Path(path)
-    if not path.exists():
-        raise InputError(f"no such file: {path}")
-    data = np.fromfile(str(path), dtype=np.uint8)
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if image is None:
-        raise InputError(f"cannot read {path} as an image")
-    return image
-
-
 def read_frames(path, seconds: float = 1.0, count: int = 5) -> list[np.ndarray]:
     """Up to ``count`` frames spread over the first ``seconds`` of a video."""
     path = Path(path)
     if not path.exists():
         raise InputError(f"no such file: {path}")
+    if path.is_dir():
+        raise InputError(f"{path} is a directory: expected a video file")
     cap = cv2.VideoCapture(str(path))
     try:
         if not cap.isOpened():
@@ -852,6 +844,8 @@ def calibrate_source(path, table: SnookerTableSpec = SNOOKER, camera_matrix=None
     path = Path(path)
     if not path.exists():
         raise InputError(f"no such file: {path}")
+    if path.is_dir():
+        raise InputError(f"{path} is a directory: expected an image or a video file")
     if cv2.haveImageReader(str(path)):
         image = read_image(path)
         return calibrate_image(image, table, camera_matrix, dist_coeffs, str(path)), image

@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterator, Sequence
 
 from calibration.errors import InputError
+from calibration.images import MAX_IMAGE_PX
 from tracker import __version__
 
 # command -> (module with add_arguments(parser) and run(args) -> int, one-line help)
@@ -78,12 +79,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     # beside it (OpenCV's FFmpeg reader logs its errors to stderr; the variable set before
     # running keeps them)
     os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
+    # a picture in a format whose size is not read from its header before decoding
+    # (calibration.images) is refused by OpenCV past this many pixels
+    os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(MAX_IMAGE_PX))
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.run(args) or 0)
     except InputError as exc:
         print(f"cueball {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        # a file that could be opened but not written to the end (a disk filled, a drive gone)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"cueball {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"cueball {args.command}: interrupted", file=sys.stderr)

@@ -16,7 +16,9 @@ import numpy as np
 
 from calibration.calibrate import Calibration
 from calibration.errors import InputError
-from calibration.find import calibrate_image, read_image
+from calibration.find import calibrate_image
+from calibration.images import read_colour_image
+from tracker.checks import writable_path
 from tracker.cli import READYING, said_if_slow
 from tracker.colour import ColourClassifier
 from tracker.detect import BallDetector, Detections, not_snooker, ready_kernels
@@ -42,7 +44,9 @@ def find_balls(image: np.ndarray, calibration: Calibration
 
 
 def run(args: argparse.Namespace) -> int:
-    image = read_image(args.image)
+    if args.output:
+        writable_path(args.output, "-o")
+    image = read_colour_image(args.image)
     h, w = image.shape[:2]
     if args.calibration:
         cal = Calibration.load(args.calibration)
@@ -66,7 +70,11 @@ def run(args: argparse.Namespace) -> int:
         "balls": [balls.record(i) for i in np.argsort(balls.cls, kind="stable")],
         "calibration": cal.to_dict(),
     }
-    text = json.dumps(out, indent=2) + "\n"
+    try:
+        text = json.dumps(out, indent=2, allow_nan=False) + "\n"
+    except ValueError:
+        raise InputError(f"a ball in {args.image} has no finite position on the table: check "
+                         "the calibration") from None
     if args.output:
         try:
             Path(args.output).write_text(text)

@@ -11,6 +11,7 @@ import numpy as np
 
 from calibration.calibrate import Calibration
 from calibration.errors import InputError
+from tracker import checks
 from tracker.cli import READYING, said_if_slow
 
 
@@ -155,10 +156,19 @@ def run(args: argparse.Namespace) -> int:
     if not live and not Path(source).exists():
         raise InputError(f"{source}: no such file")
     events_path = Path(args.events or f"{Path(source).stem if not live else 'live'}.events.jsonl")
+    checks.writable_path(events_path, "--events", make_folders=True)
+    if args.tracks:
+        checks.writable_path(args.tracks, "--tracks", make_folders=True)
+    if args.overlay:
+        checks.video_path(args.overlay, "--overlay", make_folders=True)
+    if args.page is not None:
+        checks.port(args.page, "--page")
     for out in (events_path, args.tracks, args.overlay):
         if out:
             Path(out).parent.mkdir(parents=True, exist_ok=True)
     cal = _calibrate(args, source)
+    if args.calibration and not live:
+        checks.calibration_fits(cal, args.calibration, source)
     with said_if_slow(READYING, quiet=args.quiet):
         ready_kernels()
     pipe = Pipeline(cal, make_detect(cal), players=tuple(args.players), reds=args.reds,

@@ -61,3 +61,43 @@ def test_command_writes_json_and_overlay(tmp_path):
     out, show = tmp_path / "cal.json", tmp_path / "show.png"
     assert main([str(src), "-o", str(out), "--show", str(show)]) == 0
     assert out.exists() and cv2.imread(str(show)) is not None
+
+
+@pytest.mark.parametrize("points,needle", [
+    ({"pocket_baulk_left": [100, 100], "pocket_baulk_right": [500, 100],
+      "pocket_top_left": [100, 900], "pocket_top_right": [float("nan"), 900]}, "finite numbers"),
+    ({"pocket_baulk_left": [100, 100], "pocket_baulk_right": [500, 100],
+      "pocket_top_left": [100, 900], "pocket_top_right": "500, 900"}, "finite numbers"),
+    ({"pocket_baulk_left": [100, 100], "pocket_baulk_right": [500, 100],
+      "pocket_top_left": [500, 100], "pocket_top_right": [100, 100]}, "table plane"),
+])
+def test_bad_hand_picked_points_are_refused_naming_the_file(points, needle, tmp_path, capsys):
+    import json
+
+    import cv2
+
+    image = tmp_path / "table.png"
+    cv2.imwrite(str(image), render_table(scene_cameras()["broadcast"]))
+    path = tmp_path / "points.json"
+    path.write_text(json.dumps(points))
+    assert main([str(image), "--points", str(path), "-o", str(tmp_path / "cal.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"points file {path}: " in err and needle in err
+    assert not (tmp_path / "cal.json").exists()
+
+
+@pytest.mark.parametrize("intrinsics,needle", [
+    ({"camera_matrix": None}, "no camera_matrix"),
+    ({"camera_matrix": [[float("nan"), 0, 640], [0, 1000, 360], [0, 0, 1]]}, "camera_matrix must"),
+    ({"camera_matrix": [[1000, 0, 640], [0, 1000, 360], [0, 0, 1]], "dist_coeffs": ["a"]},
+     "dist_coeffs must"),
+])
+def test_bad_intrinsics_are_refused_naming_the_file_and_field(intrinsics, needle, tmp_path,
+                                                              capsys):
+    import json
+
+    path = tmp_path / "intrinsics.json"
+    path.write_text(json.dumps(intrinsics))
+    assert main([str(tmp_path / "any.png"), "--intrinsics", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"intrinsics {path}: " in err and needle in err

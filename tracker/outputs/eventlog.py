@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from calibration.errors import InputError
+from tracker.outputs.eventcheck import check_event
 
 TRACK_COLUMNS = ("frame", "t", "track_id", "ball", "x_mm", "y_mm", "x_px", "y_px", "state")
 TRACK_STATES = ("seen", "predicted", "potted", "off_table")
@@ -187,11 +188,12 @@ def iter_event_lines(lines: Iterable[str], source: str = "<events>") -> Iterator
             continue
         try:
             obj = json.loads(line)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             pending = (n, str(exc))
             continue
         if not isinstance(obj, dict) or "type" not in obj:
             raise InputError(f"{source}:{n}: an event must be a JSON object with a 'type'")
+        check_event(obj, f"{source}:{n}")
         yield obj
 
 

@@ -7,6 +7,7 @@ true paths for the shot maps). ``--tracks tracks.csv`` draws the shot maps from 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from calibration.errors import InputError
@@ -27,10 +28,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tracker.checks import writable_path
+    from tracker.outputs.eventcheck import torn_last_line
     from tracker.outputs.eventlog import read_events, read_tracks
     from tracker.outputs.report import BallPaths, build_report
 
     src = Path(args.events)
+    out = Path(args.output) if args.output else src.with_name(
+        src.name.removesuffix(".truth.json").removesuffix(".jsonl") + ".html")
     players = args.players
     paths = None
     if src.name.endswith(".truth.json"):
@@ -39,18 +44,20 @@ def run(args: argparse.Namespace) -> int:
         players = players or meta.get("players")
     else:
         events = read_events(src)
+        if (torn := torn_last_line(src)) is not None:
+            print(f"cueball report: warning: {src}:{torn} is cut short (a run stopped while "
+                  "writing it): the report ends before it", file=sys.stderr)
     if not events:
         raise InputError(f"no events in {src}")
     if not any(e.get("type") in ("score", "shot_start", "shot_end") for e in events):
         raise InputError(f"{src} holds no shots (no shot_start, shot_end or score events)")
+    writable_path(out, "-o")
     if args.tracks:
         paths = BallPaths.from_tracks(read_tracks(args.tracks))
         if not paths.xy_mm:
             raise InputError(f"no tracks in {args.tracks}")
     elif args.truth:
         _, paths = _truth(Path(args.truth))
-    out = Path(args.output) if args.output else src.with_name(
-        src.name.removesuffix(".truth.json").removesuffix(".jsonl") + ".html")
     page = build_report(events, players=players, paths=paths, title=args.title)
     try:
         out.write_text(page, encoding="utf-8")

@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from calibration.errors import InputError
+from tracker.checks import video_path, writable_path
 from tracker.sim.scenarios import SCENARIOS
 
 
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
             parse_resolution(args.resolution)
         except ValueError as exc:
             raise InputError(str(exc)) from None
-    out = Path(args.output or f"{args.scenario}.mp4")
+    out = video_path(args.output or f"{args.scenario}.mp4", "-o", make_folders=True)
     overrides = {k: getattr(args, k) for k in ("camera", "resolution", "fps", "height_mm",
                                                "tilt_deg", "k1", "crf")}
     with FrameBar(desc=f"rendering {out.name}") as bar:
@@ -86,6 +87,9 @@ def _stress(args: argparse.Namespace) -> int:
     from tracker.sim.stress import stress_set
 
     out = Path(args.output)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"-o {out} is a file: expected the directory to write the shots to")
+    writable_path(out / "shot.npz", "-o", make_folders=True)
     clips = stress_set(args.stress, args.seed, fps, cache=out)
     events = sum(len(c.events) for c in clips)
     print(f"wrote {len(clips)} shots ({events} true events) at {fps:g} fps to {out}")
