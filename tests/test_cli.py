@@ -21,6 +21,17 @@ def test_help_lists_the_commands():
         assert cmd in r.stdout
 
 
+def test_every_command_takes_quiet():
+    import argparse
+
+    from tracker.cli import COMMANDS, build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(sub.choices) == set(COMMANDS)
+    for name, parser in sub.choices.items():
+        assert "--quiet" in parser.format_help(), name
+
+
 def test_version_names_the_installed_version():
     from importlib.metadata import version
 

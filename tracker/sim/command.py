@@ -32,7 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fps", type=float, help="frame rate, e.g. 25, 30, 50, 60")
     p.add_argument("--seed", type=int, default=0, help="random seed (same seed, same clip)")
     p.add_argument("--crf", type=int, help="H.264 quality, 0-51, lower is better (default 23)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="no progress bar or status line")
     p.add_argument("--stress", type=int, metavar="N",
                    help="instead of a scenario: N generated single shots (physics only, no "
                         "video), each written to the directory -o as NAME.npz with its true "
@@ -70,8 +70,10 @@ def run(args: argparse.Namespace) -> int:
         meta = make_clip(args.scenario, out, seed=args.seed,
                          progress=None if args.quiet else bar, **overrides)
     score = meta.get("final_score")
-    print(f"wrote {out} ({meta['frames']} frames, {meta['image_size'][0]}x"
-          f"{meta['image_size'][1]} at {meta['fps']:g} fps) and its truth; final score {score}")
+    if not args.quiet:
+        print(f"wrote {out} ({meta['frames']} frames, {meta['image_size'][0]}x"
+              f"{meta['image_size'][1]} at {meta['fps']:g} fps) and its truth; final score "
+              f"{score}")
     return 0
 
 
@@ -92,5 +94,6 @@ def _stress(args: argparse.Namespace) -> int:
     writable_path(out / "shot.npz", "-o", make_folders=True)
     clips = stress_set(args.stress, args.seed, fps, cache=out)
     events = sum(len(c.events) for c in clips)
-    print(f"wrote {len(clips)} shots ({events} true events) at {fps:g} fps to {out}")
+    if not args.quiet:
+        print(f"wrote {len(clips)} shots ({events} true events) at {fps:g} fps to {out}")
     return 0
