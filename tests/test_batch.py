@@ -20,8 +20,14 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_videos"
 
 
+def _env():
+    """This checkout's code first, then what the path held (an optional extra may be there)."""
+    extra = os.environ.get("PYTHONPATH")
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT)] + ([extra] if extra else [])))
+
+
 def batch(*args, cwd=None, **kw):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = _env()
     return subprocess.run([sys.executable, "-m", "tracker.cli", "batch", *map(str, args)],
                           capture_output=True, text=True, timeout=600, cwd=cwd, env=env, **kw)
 
@@ -49,6 +55,14 @@ def test_a_glob_reaches_into_sub_folders_with_two_stars(tmp_path):
     _touch(tmp_path / "x" / "deep" / "two.mkv")
     got = [p.name for p, _ in expand_inputs([str(tmp_path / "x" / "**" / "*.m*")])]
     assert sorted(got) == ["one.mp4", "two.mkv"]
+
+
+def test_a_glob_leaves_out_the_overlays_the_batch_wrote_in_its_own_folder(tmp_path):
+    _touch(tmp_path / "v" / "m1.mp4")
+    _touch(tmp_path / "v" / "season" / "m1" / "overlay.mp4")
+    got = expand_inputs([str(tmp_path / "v" / "**" / "*.mp4")],
+                        exclude=(tmp_path / "v" / "season").resolve())
+    assert [p.name for p, _ in got] == ["m1.mp4"]
 
 
 def test_a_list_file_names_videos_relative_to_itself_with_optional_players(tmp_path):
@@ -193,7 +207,7 @@ def _alive(pid: int) -> bool:
 
 
 def _start_batch(tmp_path):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = _env()
     proc = subprocess.Popen([sys.executable, "-m", "tracker.cli", "batch",
                              str(SAMPLES / "wrong_ball_first.mp4"), "-o", str(tmp_path / "s"),
                              "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -85,9 +85,13 @@ def test_fouls_are_counted_against_the_player_who_made_them(season):
 
 
 def _shot(n, player, t0, t1, points=0, foul=None, potted=(), score=(0, 0), brk=0, over=False,
-          winner=None):
-    """One shot's events: start, the pots, the end, the referee's score."""
+          winner=None, hit=None):
+    """One shot's events: start, the white's first contact (with the track id ``hit``), the
+    pots, the end, the referee's score."""
     evs = [{"type": "shot_start", "frame": int(t0 * 30), "t": t0, "shot": n}]
+    if hit is not None:
+        evs.append({"type": "contact", "frame": int(t0 * 30) + 3, "t": t0 + 0.1,
+                    "balls": ["white", hit], "classes": ["white", hit.split("_")[0]]})
     evs += [{"type": "pot", "frame": int(t1 * 30) - 1, "t": t1 - 0.1, "ball": c, "class": c,
              "pocket": "top_left"} for c in potted]
     evs.append({"type": "shot_end", "frame": int(t1 * 30), "t": t1, "shot": n,
@@ -123,6 +127,33 @@ def test_player_statistics_count_visits_pots_points_shot_time_and_fouls(tmp_path
     assert (bob.shots, bob.visits, bob.fouls, bob.points) == (1, 1, 1, 0)
     assert bob.fouls_by_reason == {"wrong_ball_first": 1}
     assert bob.mean_shot_time_s == pytest.approx(25 - 21)
+
+
+def test_a_shot_is_long_when_the_white_stood_half_a_table_or_more_from_the_ball_it_hit(tmp_path):
+    events = [{"type": "frame_start", "frame": 0, "t": 0.0, "players": ["Ann", "Bob"],
+               "breaker": 0, "reds": 15}]
+    events += _shot(1, 0, 1.0, 3.0, 1, potted=["red"], score=(1, 0), brk=1, hit="red_03")
+    events += _shot(2, 0, 5.0, 7.0, 0, score=(1, 0), hit="black")
+    events += _shot(3, 1, 9.0, 11.0, 0, score=(1, 0), hit="red_04")  # no rows in the tracks
+    d = _match_folder(tmp_path, "m", events, {"video": "m.mp4"})
+    rows = ["frame,t,track_id,ball,x_mm,y_mm,x_px,y_px,state",
+            # shot 1: the white 2000 mm from red_03 (long); shot 2: 300 mm from the black
+            "30,1.0,white,white,900.00,300.00,,,seen",
+            "30,1.0,red_03,red,900.00,2300.00,,,seen",
+            "150,5.0,white,white,900.00,3000.00,,,seen",
+            "150,5.0,black,black,900.00,3300.00,,,seen",
+            "150,5.0,red_03,red,,,,,potted"]
+    (d / "tracks.csv").write_text("\n".join(rows) + "\n")
+    sm, = load_season(tmp_path)
+    assert sm.reach_mm == {1: pytest.approx(2000.0), 2: pytest.approx(300.0)}
+    ann, bob = player_stats([sm])
+    assert (ann.long_shots, ann.long_potting_shots, ann.short_shots) == (1, 1, 1)
+    assert ann.long_pot_success == 1.0 and ann.short_pot_success == 0.0
+    assert (bob.long_shots, bob.short_shots, bob.long_pot_success) == (0, 0, None)
+    write_season(tmp_path, parquet=False)
+    shots = _read(tmp_path / "shots.csv")
+    assert [(s["reach_mm"], s["long"]) for s in shots] == [("2000.0", "true"),
+                                                           ("300.0", "false"), ("", "")]
 
 
 def test_the_index_links_finished_matches_to_their_reports_and_escapes_names(tmp_path):

@@ -116,9 +116,16 @@ def _list_file(path: Path) -> list[tuple[Path, tuple[str, str] | None]]:
     return out
 
 
-def expand_inputs(inputs: Iterable[str]) -> list[tuple[Path, tuple[str, str] | None]]:
+def expand_inputs(inputs: Iterable[str], exclude: Path | None = None
+                  ) -> list[tuple[Path, tuple[str, str] | None]]:
     """The videos named by INPUTS, each with the players its list line gave (or None), in the
-    order given (a folder's and a glob's by name), each video once."""
+    order given (a folder's and a glob's by name), each video once; a folder's or a glob's
+    videos under the folder ``exclude`` left out."""
+    def kept(videos: list[Path]) -> list[Path]:
+        if exclude is None:
+            return videos
+        return [v for v in videos if not v.resolve().is_relative_to(exclude)]
+
     found: list[tuple[Path, tuple[str, str] | None]] = []
     for arg in inputs:
         if arg.startswith("@"):
@@ -126,7 +133,8 @@ def expand_inputs(inputs: Iterable[str]) -> list[tuple[Path, tuple[str, str] | N
             continue
         path = Path(arg)
         if path.is_dir():
-            videos = sorted((p for p in path.iterdir() if _is_video(p)), key=lambda p: p.name)
+            videos = kept(sorted((p for p in path.iterdir() if _is_video(p)),
+                                 key=lambda p: p.name))
             if not videos:
                 raise InputError(f"{path}: no video files in this folder")
             found += [(v, None) for v in videos]
@@ -136,7 +144,7 @@ def expand_inputs(inputs: Iterable[str]) -> list[tuple[Path, tuple[str, str] | N
             found.append((path, None))
         elif glob.has_magic(arg):
             matches = sorted(Path(m) for m in glob.glob(arg, recursive=True))
-            videos = [m for m in matches if _is_video(m)]
+            videos = kept([m for m in matches if _is_video(m)])
             if not videos:
                 raise InputError(f"{arg}: matches no video file")
             found += [(v, None) for v in videos]
@@ -164,10 +172,12 @@ def make_tasks(args: argparse.Namespace, out: Path) -> list[Task]:
     if cal and not Path(cal).is_file():
         raise InputError(f"{args.calibration}: no such calibration file")
     default = tuple(args.players) if args.players else None
+    # the batch's own outputs (overlays) are no inputs, should a glob reach into DIR
+    inside = out.resolve()
     return [Task(str(video.resolve()), str((out / video.stem).resolve()),
                  players or default, args.reds, args.best_of, cal, args.overlay, args.tracks,
                  root)
-            for video, players in expand_inputs(args.inputs)]
+            for video, players in expand_inputs(args.inputs, exclude=inside)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -235,6 +245,11 @@ def _last_line(path: Path) -> str:
     except OSError:
         return ""
     return lines[-1] if lines else ""
+
+
+def _one_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[-1] if lines else type(exc).__name__
 
 
 def _write_report(task: Task) -> dict[str, Any]:
@@ -345,8 +360,8 @@ def run_task(task: Task, stopper: Stopper | None = None) -> Result:
         return Result(task.name, status, why, seconds, resume)
     try:
         facts = _write_report(task)
-    except (InputError, OSError, ValueError) as exc:
-        return Result(task.name, "failed", f"report: {exc}", seconds, resume)
+    except Exception as exc:  # one video's report does not stop the batch
+        return Result(task.name, "failed", f"report: {_one_line(exc)}", seconds, resume)
     tmp = d / (DONE_NAME + ".tmp")
     tmp.write_text(json.dumps(facts, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     os.replace(tmp, done)
@@ -364,11 +379,15 @@ def run_local(tasks: Sequence[Task], jobs: int, stopper: Stopper):
     # threads only wait on the track processes; the work is in the processes
     pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="batch")
     try:
-        pending = {pool.submit(run_task, t, stopper) for t in tasks}
+        futures = {pool.submit(run_task, t, stopper): t for t in tasks}
+        pending = set(futures)
         while pending:
             finished, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
             for f in finished:
-                yield f.result()
+                try:
+                    yield f.result()
+                except Exception as exc:  # e.g. an output folder that cannot be made
+                    yield Result(futures[f].name, "failed", _one_line(exc))
     finally:
         stopper.stop()
         pool.shutdown(wait=True, cancel_futures=True)
@@ -393,10 +412,8 @@ def run_ray(tasks: Sequence[Task], jobs: int, stopper: Stopper):
             for ref in ready:
                 try:
                     yield ray.get(ref)
-                except ray.exceptions.RayError as exc:
-                    t = refs[ref]
-                    msg = str(exc).strip().splitlines()
-                    yield Result(t.name, "failed", msg[-1] if msg else type(exc).__name__)
+                except Exception as exc:  # the task's error, raised again by ray.get
+                    yield Result(refs[ref].name, "failed", _one_line(exc))
     finally:
         for ref in refs:
             ray.cancel(ref, force=True)

@@ -14,34 +14,81 @@ import csv
 import html
 import io
 import json
+import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from calibration.errors import InputError
+from calibration.specs import SNOOKER
 from tracker.outputs.eventlog import read_events
 from tracker.outputs.report import CSS, Match, ShotSummary, match_from_events
 
 EVENTS_NAME = "events.jsonl"
+TRACKS_NAME = "tracks.csv"
 REPORT_NAME = "report.html"
 DONE_NAME = "done.json"  # written last, atomically: the match was tracked and reported
 TABLES = ("matches", "frames", "shots", "breaks", "players")
 # break distribution: the lower bound of each bin, points
 BREAK_BINS = (1, 10, 20, 50, 100)
+# a long shot: the white this far or farther from the ball it hit first (half the table)
+LONG_SHOT_MM = SNOOKER.length_mm / 2
 
 
 @dataclass
 class SeasonMatch:
     """One match folder: its name (the video's stem), the video it came from, whether it was
-    finished (``done.json`` present) and the match read from its events."""
+    finished (``done.json`` present), the match read from its events and, where tracks.csv
+    has them, each shot's distance from the white to the ball it hit first, as they stood at
+    the shot's start (``reach_mm``: shot number -> mm)."""
 
     name: str
     video: str
     finished: bool
     match: Match
     duration_s: float
+    reach_mm: dict[int, float] = field(default_factory=dict)
+
+
+def _first_object(shot: ShotSummary) -> str | None:
+    """The track id of the ball the white hit first in ``shot``."""
+    for c in shot.contacts:
+        balls = [str(b) for b in c.get("balls") or []]
+        if "white" in balls and len(balls) == 2:
+            return balls[1 - balls.index("white")]
+    return None
+
+
+def shot_reach(tracks_csv: str | os.PathLike, shots: Sequence[ShotSummary]
+               ) -> dict[int, float]:
+    """Each shot's white-to-first-object distance (mm) at its start frame, from a tracks.csv
+    read once, row by row, keeping the rows of those frames only."""
+    wanted: dict[int, list[tuple[int, str]]] = {}
+    for s in shots:
+        obj = _first_object(s)
+        if obj is not None and s.start_frame is not None:
+            wanted.setdefault(int(s.start_frame), []).append((s.number, obj))
+    if not wanted:
+        return {}
+    at: dict[int, dict[str, tuple[float, float]]] = {}
+    with open(tracks_csv, newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            try:
+                frame = int(row["frame"])
+                if frame in wanted and row["x_mm"] and row["y_mm"]:
+                    at.setdefault(frame, {})[row["track_id"]] = (float(row["x_mm"]),
+                                                                 float(row["y_mm"]))
+            except (KeyError, ValueError):
+                continue
+    out = {}
+    for frame, pairs in wanted.items():
+        pos = at.get(frame, {})
+        for number, obj in pairs:
+            if "white" in pos and obj in pos:
+                out[number] = math.dist(pos["white"], pos[obj])
+    return out
 
 
 def load_match(folder: str | os.PathLike) -> SeasonMatch:
@@ -59,7 +106,9 @@ def load_match(folder: str | os.PathLike) -> SeasonMatch:
     m = match_from_events(events, players if isinstance(players, list) else None)
     duration = max((float(e.get("t") or 0.0) for e in events if e.get("type") != "score"),
                    default=0.0)
-    return SeasonMatch(folder.name, str(info.get("video", "")), done.exists(), m, duration)
+    reach = shot_reach(folder / TRACKS_NAME, m.shots) if (folder / TRACKS_NAME).exists() else {}
+    return SeasonMatch(folder.name, str(info.get("video", "")), done.exists(), m, duration,
+                       reach)
 
 
 def load_season(root: str | os.PathLike) -> list[SeasonMatch]:
@@ -89,14 +138,17 @@ COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
               ("t_start", "float"), ("t_end", "float"), ("first_contact", "str"),
               ("potted", "str"), ("points", "int"), ("foul_points", "int"),
               ("foul_reason", "str"), ("miss", "bool"), ("score_1", "int"), ("score_2", "int"),
-              ("break", "int")),
+              ("break", "int"), ("reach_mm", "float"), ("long", "bool")),
     "breaks": (("match", "str"), ("frame", "int"), ("player", "str"), ("points", "int"),
                ("first_shot", "int"), ("last_shot", "int"), ("balls", "str")),
     "players": (("player", "str"), ("matches", "int"), ("matches_won", "int"),
                 ("frames", "int"), ("frames_won", "int"), ("shots", "int"),
                 ("potting_shots", "int"), ("pot_success", "float"), ("visits", "int"),
                 ("shots_per_visit", "float"), ("points", "int"), ("points_per_visit", "float"),
-                ("mean_shot_time_s", "float"), ("high_break", "int"), ("fouls", "int"),
+                ("mean_shot_time_s", "float"), ("long_shots", "int"),
+                ("long_potting_shots", "int"), ("long_pot_success", "float"),
+                ("short_shots", "int"), ("short_potting_shots", "int"),
+                ("short_pot_success", "float"), ("high_break", "int"), ("fouls", "int"),
                 *((f"breaks_{lo}", "int") for lo in BREAK_BINS)),
 }
 
@@ -152,6 +204,7 @@ def shot_rows(season: Sequence[SeasonMatch]) -> list[dict[str, Any]]:
         m = sm.match
         for s in m.shots:
             foul = s.foul or {}
+            reach = sm.reach_mm.get(s.number)
             rows.append({
                 "match": sm.name, "frame": s.frame_no, "shot": s.number,
                 "player": _name(m, s.player), "t_start": s.t_start, "t_end": s.t_end,
@@ -161,6 +214,8 @@ def shot_rows(season: Sequence[SeasonMatch]) -> list[dict[str, Any]]:
                 "foul_reason": foul.get("reason"), "miss": s.miss,
                 "score_1": s.score[0] if s.score else None,
                 "score_2": s.score[1] if s.score else None, "break": s.break_after,
+                "reach_mm": None if reach is None else round(reach, 1),
+                "long": None if reach is None else reach >= LONG_SHOT_MM,
             })
     return rows
 
@@ -180,8 +235,10 @@ def break_rows(season: Sequence[SeasonMatch]) -> list[dict[str, Any]]:
 class PlayerStats:
     """A player's season, players told apart by name. A visit is a run of the player's shots in
     a frame (it ends when the other player comes to the table or the frame ends); a potting shot
-    is one that scored without a foul; shot time is the time from the balls coming to rest after
-    the shot before to this shot's start, within a frame."""
+    is one that scored without a foul; a long shot one whose white stood half the table's length
+    or more from the ball it hit first (known where the match has tracks); shot time is the
+    time from the balls coming to rest after the shot before to this shot's start, within a
+    frame."""
 
     player: str
     matches: int = 0
@@ -196,6 +253,10 @@ class PlayerStats:
     fouls: int = 0
     shot_time_total_s: float = 0.0
     shot_time_count: int = 0
+    long_shots: int = 0  # shots whose white-to-first-object distance is known and long
+    long_potting_shots: int = 0
+    short_shots: int = 0
+    short_potting_shots: int = 0
 
     def __post_init__(self) -> None:
         self.breaks = dict.fromkeys(BREAK_BINS, 0)
@@ -215,6 +276,14 @@ class PlayerStats:
         return self.points / self.visits if self.visits else None
 
     @property
+    def long_pot_success(self) -> float | None:
+        return self.long_potting_shots / self.long_shots if self.long_shots else None
+
+    @property
+    def short_pot_success(self) -> float | None:
+        return self.short_potting_shots / self.short_shots if self.short_shots else None
+
+    @property
     def mean_shot_time_s(self) -> float | None:
         return self.shot_time_total_s / self.shot_time_count if self.shot_time_count else None
 
@@ -228,7 +297,11 @@ class PlayerStats:
                 "potting_shots": self.potting_shots, "pot_success": r(self.pot_success),
                 "visits": self.visits, "shots_per_visit": r(self.shots_per_visit),
                 "points": self.points, "points_per_visit": r(self.points_per_visit),
-                "mean_shot_time_s": r(self.mean_shot_time_s), "high_break": self.high_break,
+                "mean_shot_time_s": r(self.mean_shot_time_s), "long_shots": self.long_shots,
+                "long_potting_shots": self.long_potting_shots,
+                "long_pot_success": r(self.long_pot_success), "short_shots": self.short_shots,
+                "short_potting_shots": self.short_potting_shots,
+                "short_pot_success": r(self.short_pot_success), "high_break": self.high_break,
                 "fouls": self.fouls, **{f"breaks_{lo}": n for lo, n in self.breaks.items()}}
 
 
@@ -265,6 +338,14 @@ def player_stats(season: Iterable[SeasonMatch]) -> list[PlayerStats]:
                 st.shots += 1
                 if prev is None or prev.player != s.player:
                     st.visits += 1
+                potted = not s.foul and s.points > 0
+                reach = sm.reach_mm.get(s.number)
+                if reach is not None and reach >= LONG_SHOT_MM:
+                    st.long_shots += 1
+                    st.long_potting_shots += potted
+                elif reach is not None:
+                    st.short_shots += 1
+                    st.short_potting_shots += potted
                 if s.foul:
                     st.fouls += 1
                     reason = str(s.foul.get("reason") or "unknown")
@@ -419,17 +500,20 @@ def index_html(season: Sequence[SeasonMatch]) -> str:
             f'<td class=num>{_f(st.shots_per_visit)}</td>'
             f'<td class=num>{_f(st.points_per_visit)}</td>'
             f'<td class=num>{_f(st.mean_shot_time_s)}</td>'
+            f'<td class=num>{_pct(st.long_pot_success)} / {_pct(st.short_pot_success)}</td>'
             f'<td class=num>{st.high_break}</td><td>{dist}</td><td>{pots}</td>'
             f'<td>{fouls or "none"}</td></tr>')
     players = (f'<table><tr><th>Player</th><th class=num>Matches won</th>'
                f'<th class=num>Frames won</th><th class=num>Shots</th>'
                f'<th class=num>Pot success</th><th class=num>Shots a visit</th>'
                f'<th class=num>Points a visit</th><th class=num>Mean shot time (s)</th>'
+               f'<th class=num>Pot success long / short</th>'
                f'<th class=num>High break</th><th>Breaks</th><th>Pots by ball</th>'
                f'<th>Fouls by reason</th></tr>{"".join(prow)}</table>'
                '<p class="muted">Pot success: the share of shots that scored without a foul. '
                'A visit: a player\'s shots in a row. Shot time: from the balls at rest to the '
-               'next shot.</p>' if prow else '<p class="muted">No shots.</p>')
+               'next shot. Long: the white half the table\'s length or more from the ball it '
+               'hit first (from the tracks).</p>' if prow else '<p class="muted">No shots.</p>')
     n = len(season)
     return "\n".join([
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
