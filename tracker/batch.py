@@ -36,16 +36,24 @@ LOG_NAME = "track.log"
 RAY_MISSING = "the ray backend needs Ray: pip install 'cueball[ray]'"
 
 
+def _cores() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("inputs", nargs="+", metavar="INPUT",
-                   help="a folder (its video files), a glob ('matches/*.mp4') or a list file "
+                   help="a video file, a folder (its video files), a glob ('matches/*.mp4') "
+                        "or a list file "
                         "(@list.txt or a .txt file: one video a line, optionally followed by "
                         "the two players, tab-separated)")
     p.add_argument("-o", "--output", required=True, metavar="DIR",
                    help="the season's folder: DIR/<video name>/ for each video, DIR/index.html "
                         "and the tables")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
-                   help="videos tracked at once (default: the cores)")
+    p.add_argument("--jobs", type=int, default=_cores(), metavar="N",
+                   help="videos tracked at once (default: the cores this process may use; on "
+                        "a Ray cluster at RAY_ADDRESS its CPUs decide)")
     p.add_argument("--backend", choices=("local", "ray"), default="local",
                    help="local processes (default) or Ray tasks (the cluster from RAY_ADDRESS, "
                         "else a local one)")
