@@ -472,7 +472,7 @@ def run(args: argparse.Namespace) -> int:
     old_term = signal.signal(signal.SIGTERM, _on_sigterm)
     interrupted = False
     try:
-        for r in backend(todo, min(args.jobs, max(len(todo), 1)), stopper):
+        for r in backend(todo, min(args.jobs, len(todo)), stopper) if todo else ():
             results.append(r)
             if r.status == "done":
                 say(f"{r.name}: done, score {r.message}"
