@@ -22,6 +22,7 @@ COMMANDS = {
     "detect": ("tracker.detect_command", "find and classify every ball in one still image"),
     "track": ("tracker.track_command", "follow every ball through a video, camera or stream; "
               "write the event log, tracks and an overlay video"),
+    "batch": ("tracker.batch", "track many videos, a process each; write the season's index"),
     "referee": ("tracker.referee.command", "run the WPBSA rules engine over shot records "
                 "(JSONL); one result JSON per line"),
     "report": ("tracker.outputs.report_command", "write a self-contained HTML match report "
