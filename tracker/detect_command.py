@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         cal = calibrate_image(image, source=str(args.image))
     try:
-        with said_if_slow(READYING, quiet=args.quiet):
+        with said_if_slow(READYING, quiet=getattr(args, "quiet", False)):
             ready_kernels()
         balls, detector = find_balls(image, cal)
     except ValueError as exc:

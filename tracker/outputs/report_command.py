@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         out.write_text(page, encoding="utf-8")
     except OSError as exc:
         raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
-    if not args.quiet:
+    if not getattr(args, "quiet", False):  # the command line's --quiet
         print(f"wrote {out} ({sum(1 for e in events if e.get('type') == 'score')} shots judged)")
     return 0
 
