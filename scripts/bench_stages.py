@@ -38,11 +38,12 @@ from tracker.sim.truth import read_truth  # noqa: E402
 from tracker.track import BallTracker  # noqa: E402
 from tracker.track_command import make_detect  # noqa: E402
 from tracker.video import probe, read_frames  # noqa: E402
+from tracker.vision.lastlook import LastLook  # noqa: E402
 
 SAMPLES = ROOT / "sample_videos"
 # (label, class, method); the indent of a label shows what it is part of
 STAGES = [("detection", BallDetector, "detect"),
-          ("  change search", BallDetector, "_changed"),
+          ("  change search", LastLook, "changed"),
           ("  cloth relearning", BallDetector, "_learn_cloth"),
           ("  look", BallDetector, "_balls_in_window"),
           ("    candidates", BallDetector, "_candidates"),

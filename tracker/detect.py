@@ -44,6 +44,7 @@ from calibration.edges import subpixel_peak
 from calibration.specs import BALL_CLASSES, SNOOKER, SnookerTableSpec
 from tracker import kernels
 from tracker.cloth_table import FG_LEVEL, LUT_BITS, LUT_SHIFT, lut_index, score_table, scores
+from tracker.vision.lastlook import LastLook, sparse_points, tinted
 
 
 def _check_array(name: str, value, shape: tuple, dtype) -> np.ndarray:
@@ -274,20 +275,6 @@ _LIT_COVER = 0.3
 # a change of the lamps' brightness since the table was last looked at from which the cloth is
 # learnt afresh at once (the sample clips' flicker and slow dimming: up to 0.17)
 _LAMPS_STEP = 0.25
-# a change of the light's colour since the last one (or the first look at the table; the camera's
-# white balance moved, lamps of another colour): one of the cloth's B, G, R changed by this share
-# more than the three do on average (and by 2.5 of its levels, for a channel the cloth shows
-# little of: the codec's rounding), from which the change is taken off every picture (the sample
-# clips' flicker and dimming: at most 0.57 of it)
-_TINT_STEP = 0.05
-_TINT_LEVELS = 2.5
-# and two channels the cloth shows little of changing one against the other by this many of
-# the levels of each (the sample clips' flicker: at most 0.42 of it)
-_TINT_PAIR_LEVELS = 1.5
-# the least level (of 255) of a channel of the table for its change to be measured on the cloth,
-# and on anything else
-_LIT_LEVEL = 8.0
-_LIT_ELSEWHERE = 40.0
 _OFFSET_STEP = 32.0  # px between the grid points of the silhouette offsets
 # the points of a ball's outline lie within this share of its radius of their circle
 _ROUND = 0.08
@@ -926,21 +913,7 @@ class BallDetector:
         self._before: Detections | None = None
         # the last answer, the one before and ``_last_steps_px``'s steps between them
         self._steps: tuple = (None, None, None)
-        self._seen: np.ndarray | None = None
-        self._seen_sum: np.ndarray | None = None  # B + G + R of ``_seen`` on a coarse grid
-        # where on a sparser grid each channel of ``_seen`` is measured, what it was, its levels
-        self._seen_px: tuple | None = None
-        # the B, G, R gains that take a picture back to the light's colour when the cloth and
-        # the balls were first seen (``_recast``; None: as it is), as a (3, 3) diagonal matrix
-        self._cast: np.ndarray | None = None
-        # the table (``_sampled``) in the light the last change of its colour left (or the first)
-        self._ref_px: tuple | None = None
-        self._seen_brightest: np.ndarray | None = None  # ``_brightest_channel`` of ``_seen``
-        # the largest change of the picture's brightness (a fraction) since the whole table
-        # was last looked at: the lamps' flicker
-        self._swing = 0.0
-        # the picture's brightness over ``_seen``'s, as the last change search measured it
-        self._gain = 1.0
+        self.look = LastLook()  # what it saw when it last looked, and the light since
         # how many frames in a row the changes searched in boxes were cut by them, and the box
         # (x0, y0, x1, y1) round what the last search of the whole picture after a cut window
         # held (``_changed_blobs``)
@@ -967,11 +940,7 @@ class BallDetector:
         self._glint_at = self._glint_from = None
         self._last = self._before = None
         self._steps = (None, None, None)
-        self._seen = None
-        self._seen_sum = self._seen_brightest = self._seen_px = None
-        self._cast = self._ref_px = None
-        self._swing = 0.0
-        self._gain = 1.0
+        self.look = LastLook()
         self._boxes_cut = 0
         self._reach = None
 
@@ -1111,16 +1080,16 @@ class BallDetector:
         if self._table is None:
             return True
         prep = self._prepare(*self.geometry.image_size)
-        r, c = self._sparse(prep)
-        pixels = self._uncast(work[r, c][None])[0]
-        smooth = _smooth(pixels, self._uncast(
+        r, c = sparse_points(prep)
+        pixels = self.look.uncast(work[r, c][None])[0]
+        smooth = _smooth(pixels, self.look.uncast(
             work[r, np.minimum(c + 2, work.shape[1] - 1)][None])[0])
         if not tinted and self._mostly_cloth(pixels, len(r), smooth):
             return True
-        if self._seen is None:
+        if self.look.image is None:
             return False
         if tinted:
-            gain = self._light(self._uncast(work), prep)[0]
+            gain = self.look.light(self.look.uncast(work), prep)[0]
             if not np.isfinite(gain).any():
                 return False
             gain = np.where(np.isfinite(gain), gain, np.nanmean(gain))
@@ -1130,7 +1099,7 @@ class BallDetector:
             return self._mostly_cloth(back, len(r), smooth)
         # the lamps dimmed or brightened: the whole picture darker or lighter alike, the
         # cloth's colour kept
-        gain = self._lamps(self._uncast(work), prep)
+        gain = self.look.lamps(self.look.uncast(work), prep)
         if not _DIMMEST <= gain <= 1.0 / _DIMMEST or abs(gain - 1.0) < 0.05:
             return False
         return self._mostly_cloth(cv2.convertScaleAbs(pixels, alpha=1.0 / gain), len(r), smooth)
@@ -1144,8 +1113,8 @@ class BallDetector:
         grid = frame[step // 2::step, step // 2::step]
         beside = frame[step // 2::step, step // 2 + 2::step][:, :grid.shape[1]]
         grid = grid[:, :beside.shape[1]]
-        pixels = self._uncast(grid.reshape(-1, 3)[None])[0]
-        smooth = _smooth(pixels, self._uncast(beside.reshape(-1, 3)[None])[0])
+        pixels = self.look.uncast(grid.reshape(-1, 3)[None])[0]
+        smooth = _smooth(pixels, self.look.uncast(beside.reshape(-1, 3)[None])[0])
         cloth = (scores(self._table, pixels[None])[0] < FG_LEVEL) & smooth
         return float(cloth.mean()) if len(cloth) else 0.0
 
@@ -1158,7 +1127,7 @@ class BallDetector:
         h, w = frame.shape[:2]
         xy = np.rint(np.asarray(px, float)).astype(int)
         inside = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
-        return self._mostly_cloth(self._uncast(frame[xy[inside, 1], xy[inside, 0]][None])[0],
+        return self._mostly_cloth(self.look.uncast(frame[xy[inside, 1], xy[inside, 0]][None])[0],
                                   len(xy))
 
     def _mostly_cloth(self, pixels: np.ndarray, of: int, smooth: np.ndarray | None = None
@@ -1170,21 +1139,6 @@ class BallDetector:
         if smooth is not None:
             cloth &= smooth
         return float(cloth.sum()) >= _IN_VIEW * of
-
-    @staticmethod
-    def _coarse(prep: _Frame) -> tuple[np.ndarray, np.ndarray]:
-        """(rows, columns) of every 8th work pixel each way on the table area."""
-        if prep.coarse is None:
-            grid = prep.mask[::8, ::8]
-            at = np.flatnonzero(grid)
-            prep.coarse = 8 * (at // grid.shape[1]), 8 * (at % grid.shape[1])
-        return prep.coarse
-
-    @classmethod
-    def _sparse(cls, prep: _Frame) -> tuple[np.ndarray, np.ndarray]:
-        """Every 4th of ``_coarse``'s pixels."""
-        r, c = cls._coarse(prep)
-        return r[::4], c[::4]
 
     def work_image(self, frame: np.ndarray) -> np.ndarray:
         """One BGR frame (H, W, 3) uint8 -> the work image the candidates are searched in: its
@@ -1212,20 +1166,20 @@ class BallDetector:
                              f"{small.shape[1]}x{small.shape[0]}")
         cfg = self.config
         self._frames_since_lut += 1
-        whole = (not cfg.incremental or self._last is None or self._seen is None)
-        raw, small = small, self._uncast(small)
-        if self._ref_px is None and self._seen is not None:
-            self._ref_px = self._sampled(self._seen, prep)
-        if not whole and _tinted(*self._light(small, prep, self._ref_px)):
+        whole = (not cfg.incremental or self._last is None or self.look.image is None)
+        raw, small = small, self.look.uncast(small)
+        if self.look.reference is None and self.look.image is not None:
+            self.look.reference = self.look.sampled(self.look.image, prep)
+        if not whole and tinted(*self.look.light(small, prep, self.look.reference)):
             # the light changed colour (the camera's white balance moved, at once or over a
             # second or two): the change taken off this picture and every later one, which
             # then look as in the light the cloth and the balls' colours were learnt in; the
             # whole table looked at again
-            self._recast(small, prep)
-            small = self._uncast(raw)
-            self._ref_px = self._sampled(small, prep)
+            self.look.recast(small, prep)
+            small = self.look.uncast(raw)
+            self.look.reference = self.look.sampled(small, prep)
             whole = True
-        lamps = 1.0 if whole else self._lamps(small, prep)
+        lamps = 1.0 if whole else self.look.lamps(small, prep)
         learnt = None
         if abs(lamps - 1.0) >= _LAMPS_STEP:
             # the lamps dimmed or brightened at once: the cloth learnt afresh from this frame
@@ -1256,11 +1210,11 @@ class BallDetector:
         window = (0, 0, small.shape[1], small.shape[0])
         region = None
         if not whole:
-            region = self._changed(small, prep, lamps)
+            region = self.look.changed(small, prep, lamps, self.config.change_level)
             if region is None:
                 return self._last
             window = self._window(region, prep)
-        frame = self._uncast(frame)  # only where it is looked at (1 ms at 1080p)
+        frame = self.look.uncast(frame)  # only where it is looked at (1 ms at 1080p)
         found = self._balls_in_window(frame, small, prep, window, region)
         if found is not None:
             self._reach = None
@@ -1272,11 +1226,11 @@ class BallDetector:
             window = (0, 0, small.shape[1], small.shape[0])
             found = self._balls_in_window(frame, small, prep, window, region, in_boxes=False)
         new, kept, claimed = found
-        self._seen_sum = self._seen_px = None
+        self.look.sums = self.look.samples = None
         if kept is None:
-            self._seen = small.copy()
-            self._seen_brightest = None
-            self._swing = 0.0
+            self.look.image = small.copy()
+            self.look.brightest = None
+            self.look.swing = 0.0
             result = new
         else:
             # what was looked at is seen again: only the box round it changes
@@ -1285,137 +1239,20 @@ class BallDetector:
             if bw:
                 x0, y0 = window[0] + bx, window[1] + by
                 box = (x0, y0, x0 + bw, y0 + bh)
-                seen = self._seen[y0:y0 + bh, x0:x0 + bw]
+                seen = self.look.image[y0:y0 + bh, x0:x0 + bw]
                 now = small[y0:y0 + bh, x0:x0 + bw]
-                if self._gain != 1.0:
-                    # kept at the brightness of the rest of ``_seen`` (the lamps' at the last
+                if self.look.gain != 1.0:
+                    # kept at the brightness of the rest of ``look.image`` (the lamps' at the last
                     # whole look), which the change search compares the picture's with
-                    now = cv2.convertScaleAbs(now, alpha=1.0 / self._gain)
+                    now = cv2.convertScaleAbs(now, alpha=1.0 / self.look.gain)
                 out = cv2.copyTo(now, mask[by:by + bh, bx:bx + bw], seen)
                 if not np.shares_memory(out, seen):
                     seen[...] = out
-                if self._seen_brightest is not None:
-                    self._update_brightest_channel(box)
+                if self.look.brightest is not None:
+                    self.look.update_brightest(box)
             result = _dedupe(_concat(kept, new), cloth_lab=self._cloth.lab())
         self._before, self._last = self._last, result
         return result
-
-    def _uncast(self, image: np.ndarray) -> np.ndarray:
-        """``image`` (..., 3) BGR uint8 in the colour of the light the cloth and the balls were
-        first seen in (``_recast``): itself until the light changed colour."""
-        return image if self._cast is None else cv2.transform(image, self._cast)
-
-    def _recast(self, small: np.ndarray, prep: _Frame) -> None:
-        """The light's change of colour since the last change (or the first look) in the work
-        image ``small`` (as ``_uncast`` had it), added to what ``_uncast`` takes off: per
-        channel, as ``_light`` measures it on the cloth, or, for a channel the cloth shows
-        little of, the median change since what was last seen over every pixel of the picture
-        that showed it at ``_LIT_ELSEWHERE`` or more, unsaturated (the balls, the cushions'
-        rims, the pockets' leather); divided by the three's mean (a change of brightness is
-        the lamps', left to the cloth's relearning)."""
-        then = self._seen.reshape(-1, 3)
-        now = small.reshape(-1, 3)
-        gain = self._light(small, prep, self._ref_px)[0]
-        for ch in np.flatnonzero(~np.isfinite(gain)):
-            ok = ((then[:, ch] >= _LIT_ELSEWHERE) & (then[:, ch] < 250) & (now[:, ch] > 0)
-                  & (now[:, ch] < 250))
-            if ok.sum() >= 50:
-                gain[ch] = float(np.median(now[ok, ch].astype(np.float32) / then[ok, ch]))
-        if np.isfinite(gain).sum() < 2:
-            return
-        gain = np.where(np.isfinite(gain), gain, np.nanmean(gain))
-        gain /= gain.mean()
-        cast = (np.ones(3) if self._cast is None else np.diag(self._cast)) / gain
-        self._cast = None if np.abs(cast - 1.0).max() < 0.01 else np.diag(cast)
-        self._seen_sum = self._seen_px = None
-
-    def _lamps(self, small: np.ndarray, prep: _Frame) -> float:
-        """The brightness of the work image ``small`` over that of the table when it was last
-        looked at. The lamps' flicker and dimming change the whole picture alike: the median
-        of the changes over the table (a player leaning over it darkens only part of it)."""
-        coarse = self._coarse(prep)
-        if self._seen_sum is None:
-            self._seen_sum = kernels.grid_sums(self._seen, *coarse)
-        return kernels.median_ratio(kernels.grid_sums(small, *coarse), self._seen_sum, 60.0)
-
-    def _light(self, small: np.ndarray, prep: _Frame,
-               then: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(3,) the change of each of B, G, R of the work image ``small`` since the table was
-        last looked at (or since ``then``, a ``_sampled`` picture): the median over the table
-        (``_sparse``) of its ratio to what was seen, where that is at least ``_LIT_LEVEL``
-        (NaN where under half of the table is); and (3,) the median level of what was seen
-        there. (The median of the ratios, not the ratio of the sums: the codec's rounding and
-        the camera's curve change a channel the cloth shows little of by up to twice as much
-        as the others under the lamps' flicker; the median keeps to the many pixels left as
-        they were, and to the cloth where balls moved since.)"""
-        if then is None:
-            if self._seen_px is None:
-                self._seen_px = self._sampled(self._seen, prep)
-            then = self._seen_px
-        where, level = then
-        out = np.full(3, np.nan)
-        for ch, rr, cc, was in where:
-            out[ch] = kernels.median_ratio(small[rr, cc, ch].astype(np.float32), was, 0.0)
-        return out, level
-
-    def _sampled(self, image: np.ndarray, prep: _Frame) -> tuple[list, np.ndarray]:
-        """The work image ``image`` on the table (``_sparse``) as ``_light`` compares with it:
-        for each channel at ``_LIT_LEVEL`` or more on half of the table, (channel, rows,
-        columns, levels there); and (3,) each channel's median level there (NaN for others)."""
-        r, c = self._sparse(prep)
-        was = image[r, c].astype(np.float32)
-        level = np.full(3, np.nan)
-        where = []
-        for ch in range(3):
-            lit = np.flatnonzero(was[:, ch] >= _LIT_LEVEL)
-            if 2 * len(lit) >= len(was) > 0:  # the cloth's own, not a few balls'
-                where.append((ch, r[lit], c[lit], was[lit, ch]))
-                level[ch] = float(np.median(was[lit, ch]))
-        return where, level
-
-    def _changed(self, small: np.ndarray, prep: _Frame, gain: float) -> np.ndarray | None:
-        """(h, w) uint8 255 around the work-image pixels on the table that changed since they
-        were last looked at, or None when nothing did; ``gain`` the lamps' (``_lamps``). A
-        change is the largest of the B, G, R differences averaged over 3 x 3 pixels (sensor and
-        codec noise is not)."""
-        flicker = abs(gain - 1) >= 0.01
-        self._gain = gain if flicker else 1.0
-        seen = cv2.convertScaleAbs(self._seen, alpha=gain) if flicker else self._seen
-        most = self._brightest_channel(cv2.absdiff(small, seen))
-        if flicker:
-            self._swing = max(self._swing, abs(gain - 1))
-        if self._swing:
-            # the codec carries a change of the lamps' brightness to some parts of the picture
-            # and not to others (a ball may keep its brightness where the cloth around it
-            # follows the lamps): a change that the lamps' swing could make is none
-            if self._seen_brightest is None:
-                self._seen_brightest = self._brightest_channel(self._seen)
-            most = cv2.addWeighted(most, 1.0, self._seen_brightest, -self._swing * gain, 0.0)
-        changed = cv2.compare(most, self.config.change_level, cv2.CMP_GE)
-        changed = cv2.bitwise_and(changed, prep.mask)
-        if not cv2.countNonZero(changed):
-            return None
-        if prep.typical_r is None:
-            prep.typical_r = float(np.median(prep.radius[prep.mask > 0])) / prep.factor
-        return cv2.dilate(changed, np.ones((5, 5), np.uint8))
-
-    @staticmethod
-    def _brightest_channel(image: np.ndarray) -> np.ndarray:
-        """(h, w) uint8 the largest of each pixel's B, G, R in ``image`` (h, w, 3), averaged
-        over 3 x 3 pixels."""
-        b, g, r = cv2.split(image)
-        return cv2.blur(cv2.max(cv2.max(b, g, dst=b), r, dst=b), (3, 3))
-
-    def _update_brightest_channel(self, window: tuple[int, int, int, int]) -> None:
-        """``_seen_brightest`` made again where ``_seen`` changed inside the work-image ``window``
-        (x0, y0, x1, y1): a pixel beyond it, as far as the 3 x 3 average reaches, from the
-        pixels two beyond it (or the picture's edge, where the average reflects alike)."""
-        h, w = self._seen_brightest.shape
-        x0, y0, x1, y1 = window
-        cx0, cy0, cx1, cy1 = max(x0 - 2, 0), max(y0 - 2, 0), min(x1 + 2, w), min(y1 + 2, h)
-        part = self._brightest_channel(np.ascontiguousarray(self._seen[cy0:cy1, cx0:cx1]))
-        ox0, oy0, ox1, oy1 = max(x0 - 1, 0), max(y0 - 1, 0), min(x1 + 1, w), min(y1 + 1, h)
-        self._seen_brightest[oy0:oy1, ox0:ox1] = part[oy0 - cy0:oy1 - cy0, ox0 - cx0:ox1 - cx0]
 
     @staticmethod
     def _window(region: np.ndarray, prep: _Frame) -> tuple[int, int, int, int]:
@@ -2271,29 +2108,6 @@ def _shadow_coloured(lab: np.ndarray, cloth_lab: np.ndarray) -> np.ndarray:
     ab, ab0 = lab[:, 1:] - 128.0, cloth_lab[1:] - 128.0
     along = ab @ ab0 / max(float(np.hypot(*ab0)), 1e-6)
     return (light < 0.5) & (light >= 0.15) & (along > 0.5 * np.hypot(ab[:, 0], ab[:, 1]))
-
-
-def _tinted(light: np.ndarray, level: np.ndarray) -> bool:
-    """Whether the light changed colour, given the change of each of B, G, R ``light`` (3,)
-    and their levels ``level`` (3,) (``BallDetector._light``): one of them changed more or less
-    than the three on average (weighed by their levels, as the lamps' brightness is) by over
-    ``_TINT_STEP`` of it and ``_TINT_LEVELS`` of its levels (a channel at a level of 10 moves
-    in steps of a tenth), or two dark ones moved apart. A change of brightness alone is
-    none."""
-    known = np.isfinite(light)
-    if known.sum() < 2:
-        return False
-    g, lv = light[known], level[known]
-    mean = float((g * lv).sum() / lv.sum())
-    if (np.abs(g / mean - 1.0) > np.maximum(_TINT_STEP, _TINT_LEVELS / lv)).any():
-        return True
-    # two channels the cloth shows little of (a green cloth's B and R) move together with the
-    # lamps' flicker, by up to twice the others: one against the other by over
-    # ``_TINT_PAIR_LEVELS`` of the levels of each (a white balance warmer or colder moves them
-    # apart)
-    dim = np.flatnonzero(lv < _LIT_ELSEWHERE)
-    return any(abs(g[i] / g[j] - 1.0) > max(_TINT_STEP, _TINT_PAIR_LEVELS * (1 / lv[i] + 1 / lv[j]))
-               for n, i in enumerate(dim) for j in dim[n + 1:])
 
 
 def _skin_coloured(lab: np.ndarray, cloth_lab: np.ndarray) -> np.ndarray:

@@ -31,6 +31,7 @@ from tracker.sim.scenarios import overhead_camera
 from tracker.sim.script import SKIN_BGR, SLEEVE_BGR, layout, standard_layout
 from tracker.sim.truth import read_truth
 from tracker.video import VideoWriter, read_frames
+from tracker.vision.lastlook import brightest_channel
 
 R = SNOOKER.ball_radius_mm
 REALDATA = Path(__file__).resolve().parents[2].parent / "shared" / "realdata"
@@ -566,9 +567,9 @@ def test_lamp_flicker_is_no_change_on_the_table():
     last, same, rest, false = None, 0, 0, []
     for k, image in enumerate(read_frames(clip)):
         d = det.detect(image)
-        if det._seen_brightest is not None:  # made again only where a look changed what was seen
-            want = det._brightest_channel(det._seen)
-            assert np.array_equal(det._seen_brightest, want), f"frame {k}"
+        if det.look.brightest is not None:  # made again only where a look changed what was seen
+            want = brightest_channel(det.look.image)
+            assert np.array_equal(det.look.brightest, want), f"frame {k}"
         kept = colour.classify(d, det.cloth)
         on = np.flatnonzero((balls.visible[k] >= 0.5) & (balls.state[k] != "potted"))
         if 110 <= k <= 130:
@@ -1211,16 +1212,16 @@ def test_a_blobs_spread_is_the_covariance_of_its_pixels():
 
 
 def test_the_change_searchs_image_is_the_largest_channel_averaged_over_3_by_3():
-    """``_brightest_channel``: each pixel's largest of B, G, R, averaged over 3 x 3 pixels
+    """``brightest_channel``: each pixel's largest of B, G, R, averaged over 3 x 3 pixels
     (reflected at the picture's edges), on random pictures of odd sizes, to the last bit."""
     rng = np.random.default_rng(6)
     for _ in range(20):
         h, w = (int(v) for v in rng.integers(3, 120, 2))
         image = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
         want = cv2.blur(np.ascontiguousarray(image.max(axis=2)), (3, 3))
-        assert np.array_equal(BallDetector._brightest_channel(image), want)
+        assert np.array_equal(brightest_channel(image), want)
         part = image[1:, 1:]  # a view into a bigger picture
-        assert np.array_equal(BallDetector._brightest_channel(part),
+        assert np.array_equal(brightest_channel(part),
                               cv2.blur(np.ascontiguousarray(part.max(axis=2)), (3, 3)))
 
 
@@ -1283,19 +1284,19 @@ def test_a_change_of_the_lights_colour_is_told_from_one_of_its_brightness():
     """The lamps' brightness changes every channel alike: no change of colour, however large;
     a channel the cloth shows little of moves in whole levels (11 to 12 is a ninth) without
     one; the blue cloth's B down by 0.15 with its G kept is one, by 0.05 not."""
-    from tracker.detect import _tinted
+    from tracker.vision.lastlook import tinted
 
     green = np.array([11.0, 141.0, 17.0])
     blue = np.array([124.0, 72.0, 15.0])
-    assert not _tinted(np.array([0.3, 0.3, 0.3]), green)
-    assert not _tinted(np.array([1.0, 0.95, 1.0]), green)  # B, R still in their levels
-    assert not _tinted(np.array([12 / 11, 1.0, 18 / 17]), green)
-    assert not _tinted(np.array([np.nan, 0.8, np.nan]), green)  # one channel tells nothing
-    assert _tinted(np.array([1.0, 0.7, 1.0]), green)
-    assert _tinted(np.array([0.85, 1.0, np.nan]), blue)
-    assert not _tinted(np.array([0.95, 1.0, np.nan]), blue)
+    assert not tinted(np.array([0.3, 0.3, 0.3]), green)
+    assert not tinted(np.array([1.0, 0.95, 1.0]), green)  # B, R still in their levels
+    assert not tinted(np.array([12 / 11, 1.0, 18 / 17]), green)
+    assert not tinted(np.array([np.nan, 0.8, np.nan]), green)  # one channel tells nothing
+    assert tinted(np.array([1.0, 0.7, 1.0]), green)
+    assert tinted(np.array([0.85, 1.0, np.nan]), blue)
+    assert not tinted(np.array([0.95, 1.0, np.nan]), blue)
     # the green cloth's B and R: moved together (the lamps' flicker moves them up to twice as
     # far as G) they are no change; moved apart (a warmer white balance) they are
-    assert not _tinted(np.array([0.85, 0.93, 0.87]), green)
-    assert not _tinted(np.array([1.2, 1.1, 1.18]), green)
-    assert _tinted(np.array([0.8, 1.0, 18 / 17]), green)
+    assert not tinted(np.array([0.85, 0.93, 0.87]), green)
+    assert not tinted(np.array([1.2, 1.1, 1.18]), green)
+    assert tinted(np.array([0.8, 1.0, 18 / 17]), green)
