@@ -4,6 +4,7 @@ sample clips' figures beside it; prints one table, a row a clip and summaries.
     python scripts/bench_validation.py /work/valset                 # and every sample clip
     python scripts/bench_validation.py /work/valset --samples in_off clip_4k
     python scripts/bench_validation.py /work/valset --no-samples
+    python scripts/bench_validation.py /work/valset --wait 40   # while make_validation.py runs
 
 Each clip is calibrated from its own video and run through detection, colour and tracking as
 ``cueball track`` runs them. Per clip: balls at rest, median and 95th percentile of the
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -158,18 +160,32 @@ def main(argv=None) -> None:
     p.add_argument("--samples", nargs="*", metavar="CLIP",
                    help="the sample clips run beside the set (default: all of them)")
     p.add_argument("--no-samples", action="store_true", help="no sample clips beside the set")
+    p.add_argument("--wait", type=int, metavar="N",
+                   help="run each clip of DIR as it appears there until N have run (a set "
+                        "still being made)")
     args = p.parse_args(argv)
     if not args.dir.is_dir():
         p.error(f"{args.dir}: no such folder")
-    paths = clip_paths(p, args.dir, args.clips)
+    if args.wait is not None and (args.clips or args.wait < 1):
+        p.error("--wait takes a number of clips, 1 or more, and no clip names")
     samples = [] if args.no_samples else clip_paths(p, SAMPLES, args.samples or [])
     ready_kernels()
     print(HEAD)
     rows, sample_rows = [], []
-    for into, group in ((rows, paths), (sample_rows, samples)):
-        for path in group:
-            into.append(run_clip(path))
-            print(clip_line(into[-1]), flush=True)
+    done: set[Path] = set()
+    while True:
+        # a clip's video is moved into place after its truth, so a clip seen is whole
+        for path in clip_paths(p, args.dir, args.clips):
+            if path not in done:
+                done.add(path)
+                rows.append(run_clip(path))
+                print(clip_line(rows[-1]), flush=True)
+        if args.wait is None or len(done) >= args.wait:
+            break
+        time.sleep(10)
+    for path in samples:
+        sample_rows.append(run_clip(path))
+        print(clip_line(sample_rows[-1]), flush=True)
     print(f"\n{'summary':<36} {'rest med':>8} {'rest p95':>8} {'recall':>8} {'colour':>8} "
           f"{'cushion F1':>15} {'pots':>9} {'cal med':>7} {'cal p95':>7}")
     groups: dict[str, list[dict]] = defaultdict(list)
