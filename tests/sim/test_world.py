@@ -3,8 +3,10 @@ the renderer's own table is unchanged when no world is given."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from dataclasses import asdict, fields, replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -291,3 +293,30 @@ def test_cut_keeps_what_happened_before_the_cut():
     assert all(e["t"] <= end for e in short.events)
     assert len(short.events) <= len(tl.events)
 
+
+
+def _make_validation():
+    path = Path(__file__).resolve().parents[2] / "scripts" / "make_validation.py"
+    spec = importlib.util.spec_from_file_location("make_validation", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_validation_seeds_read_as_ranges_and_lists():
+    mv = _make_validation()
+    assert mv.parse_seeds("100-103,7") == [100, 101, 102, 103, 7]
+    for bad in ("a-b", "5-3", ""):
+        with pytest.raises(ValueError):
+            mv.parse_seeds(bad)
+
+
+def test_validation_clip_moved_into_place_whole(tmp_path, monkeypatch):
+    mv = _make_validation()
+    small = replace(World.draw(6), size=(320, 180), fps=25.0)
+    monkeypatch.setattr(World, "draw", classmethod(lambda cls, seed, resolution=None: small))
+    final = mv.make(6, tmp_path, None, 1.0)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "world_6.balls.csv.gz", "world_6.mp4", "world_6.truth.json", "world_6.world.json"]
+    meta = json.loads((tmp_path / "world_6.truth.json").read_text())
+    assert meta["video"] == final.name and meta["balls_csv"] == "world_6.balls.csv.gz"
