@@ -12,7 +12,7 @@ import numpy as np
 from calibration.camera import Camera
 from calibration.specs import SNOOKER, SnookerTableSpec
 from tracker.sim.model import BallState
-from tracker.sim.render import Look, Renderer
+from tracker.sim.render import Build, Look, Renderer
 from tracker.sim.script import Timeline
 from tracker.sim.truth import BallTruth, write_truth
 from tracker.video import VideoWriter
@@ -41,7 +41,10 @@ class Lighting:
 
 @dataclass(frozen=True)
 class ClipSpec:
-    """How a Timeline is filmed: camera, frame rate, look, shutter and encoding."""
+    """How a Timeline is filmed: camera, frame rate, look, shutter and encoding; ``build``
+    the make of the table and room (None: the renderer's own), ``kbps`` a constant bitrate
+    in place of ``crf``, as a camera's encoder writes (None: the quality ``crf``), ``preset``
+    the encoder's speed for size."""
 
     camera: Camera
     fps: float = 30.0
@@ -52,6 +55,9 @@ class ClipSpec:
     graphics: str | None = None  # broadcast scoreboard text over the picture
     crf: int = 23
     noise: bool = True
+    build: Build | None = None
+    kbps: int | None = None
+    preset: str = "medium"
 
 
 def frame_of(t: float, fps: float) -> int:
@@ -68,7 +74,7 @@ def render_clip(timeline: Timeline, spec: ClipSpec, out_path: str | Path,
     Frame k shows the instant t = k / fps at the centre of its exposure. Returns the truth
     (meta dict as written, BallTruth)."""
     cam = spec.camera
-    renderer = Renderer(cam, table, spec.look, seed=seed)
+    renderer = Renderer(cam, table, spec.look, seed=seed, build=spec.build)
     n_frames = int(math.floor(timeline.duration * spec.fps)) + 1
     N = len(timeline.ids)
     r = table.ball_radius_mm
@@ -77,7 +83,8 @@ def render_clip(timeline: Timeline, spec: ClipSpec, out_path: str | Path,
     vis = np.zeros((n_frames, N))
     shutter = spec.exposure / spec.fps
     offsets = np.linspace(-shutter / 2, shutter / 2, spec.blur_samples)
-    with VideoWriter(out_path, cam.image_size, spec.fps, crf=spec.crf) as writer:
+    with VideoWriter(out_path, cam.image_size, spec.fps, crf=spec.crf, kbps=spec.kbps,
+                     preset=spec.preset) as writer:
         for k, t in enumerate(F_t):
             sub, _ = timeline.at(t + offsets)
             if np.abs(sub[-1] - sub[0]).max() < 0.05:
@@ -113,6 +120,15 @@ def render_clip(timeline: Timeline, spec: ClipSpec, out_path: str | Path,
         events.append(e)
     shots = [dict(s, frame_start=frame_of(s["t_start"], spec.fps),
                   frame_end=frame_of(s["t_end"], spec.fps)) for s in timeline.shots]
+    clip = {"fps": spec.fps, "look": asdict(spec.look), "lighting": asdict(spec.lighting),
+            "exposure": spec.exposure, "blur_samples": spec.blur_samples,
+            "graphics": spec.graphics, "crf": spec.crf, "noise": spec.noise}
+    if spec.build is not None:
+        clip["build"] = asdict(spec.build)
+    if spec.kbps is not None:
+        clip["kbps"] = spec.kbps
+    if spec.preset != "medium":
+        clip["preset"] = spec.preset
     meta = dict(meta or {})
     meta.update({
         "fps": spec.fps,
@@ -123,9 +139,7 @@ def render_clip(timeline: Timeline, spec: ClipSpec, out_path: str | Path,
         "H_table_to_image": H.tolist(),
         "H_image_to_table": np.linalg.inv(H).tolist(),
         "homography_plane": "cloth (z = 0 mm), to and from undistorted pixels",
-        "clip": {"fps": spec.fps, "look": asdict(spec.look), "lighting": asdict(spec.lighting),
-                 "exposure": spec.exposure, "blur_samples": spec.blur_samples,
-                 "graphics": spec.graphics, "crf": spec.crf, "noise": spec.noise},
+        "clip": clip,
         "ball_ids": timeline.ids,
         "ball_classes": timeline.classes,
         "events": events,

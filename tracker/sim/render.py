@@ -121,6 +121,48 @@ class Look:
 
 
 @dataclass(frozen=True)
+class Build:
+    """How this particular table and room are made, beyond the ``Look``: what differs from one
+    maker's table to the next. The defaults are the renderer's own table.
+
+    undercut_mm: how far the cushion rubber's face runs in under its nose, at the cloth.
+    nose_height_mm: the cushion nose's height above the cloth (None: the spec's).
+    nose_round: share of the cushion's depth over which the nose rounds up to its top.
+    rail_raise_mm: the rail's top above the cushion nose.
+    cushion_bgr: colour of the cushions' cloth under full light (None: the bed's cloth times
+        ``Look.cushion_shade``).
+    jaw_mm: each knuckle moved along the cushion line away from its pocket's mouth (negative:
+        a tighter pocket), as pocket cuts differ by maker.
+    wear: 0..1, worn cloth: paler patches along the lines of play and about the baulk, and a
+        flatter nap.
+    chalk_marks: number of chalk smudges on the cloth, mostly near the cushions; ``chalk_bgr``
+        their colour.
+    lamp_bgr: colour of the lamps' light, a gain per channel on everything they light.
+    ball_wear: 0..1, worn balls: a duller, blotchy surface and a weaker highlight.
+    """
+
+    undercut_mm: float = _UNDERCUT_MM
+    nose_height_mm: float | None = None
+    nose_round: float = 0.16
+    rail_raise_mm: float = _RAIL_RAISE_MM
+    cushion_bgr: tuple[float, float, float] | None = None
+    jaw_mm: float = 0.0
+    wear: float = 0.0
+    chalk_marks: int = 0
+    chalk_bgr: tuple[float, float, float] = (196, 140, 70)
+    lamp_bgr: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    ball_wear: float = 0.0
+
+    def __post_init__(self):
+        if not 0 <= self.wear <= 1 or not 0 <= self.ball_wear <= 1:
+            raise ValueError("Build.wear and Build.ball_wear must be in 0..1")
+        if self.chalk_marks < 0 or not 0 < self.nose_round < 1 or self.undercut_mm < 0:
+            raise ValueError("Build: chalk_marks >= 0, 0 < nose_round < 1, undercut_mm >= 0")
+        if min(self.lamp_bgr) <= 0:
+            raise ValueError("Build.lamp_bgr gains must be positive")
+
+
+@dataclass(frozen=True)
 class Capsule:
     """An occluder above the table (cue, arm, hand, torso): the hull of two spheres of radii
     ``radius_a_mm`` / ``radius_b_mm`` centred at ``a_mm`` / ``b_mm`` (table mm), colour ``bgr``."""
@@ -232,11 +274,16 @@ class Renderer:
     """
 
     def __init__(self, camera: Camera, table: SnookerTableSpec = SNOOKER, look: Look = Look(),
-                 seed: int = 0):
+                 seed: int = 0, build: Build | None = None):
         self.camera = camera
         self.table = table
         self.look = look
         self.seed = int(seed)
+        self.build = build = Build() if build is None else build
+        self._nose = (table.cushion_nose_height_mm if build.nose_height_mm is None
+                      else float(build.nose_height_mm))
+        self._tint = (None if tuple(build.lamp_bgr) == (1.0, 1.0, 1.0)
+                      else np.asarray(build.lamp_bgr, np.float32))
         self.width_px, self.height_px = camera.image_size
         self._origin = camera.centre_mm.astype(np.float64)
         self._lamps = look.lamp_positions(table)
@@ -254,6 +301,7 @@ class Renderer:
         self._light_ref = 1.0
         self._light_ref = float(self._irradiance(
             np.array([[table.centre_x_mm, table.length_mm / 2, 0.0]]), np.array([[0, 0, 1.0]]))[0])
+        self._chalk = self._chalk_marks()
         self._nap = self._nap_texture()
         self._cloth_light = self._nap * self._bed_brightness()
         self._background, self._bg_depth, self._bg_xyz = self._build_background()
@@ -266,14 +314,15 @@ class Renderer:
     # -- scene geometry --------------------------------------------------------------------------
     def _side_profile(self) -> list[tuple[float, float]]:
         t = self.table
-        nose, depth, rail = t.cushion_nose_height_mm, t.cushion_depth_mm, t.rail_width_mm
-        top = nose + _RAIL_RAISE_MM
+        b = self.build
+        nose, depth, rail = self._nose, t.cushion_depth_mm, t.rail_width_mm
+        top = nose + b.rail_raise_mm
         # Rule 1(b): the rail's top stands height_mm above the floor
         self._floor_z = top - t.height_mm
         return [
-            (_UNDERCUT_MM, 0.0),
+            (b.undercut_mm, 0.0),
             (0.0, nose),
-            (0.16 * depth, nose + 0.4 * (top - 3 - nose)),
+            (b.nose_round * depth, nose + 0.4 * (top - 3 - nose)),
             (depth, top - 3),
             (depth + 6, top),
             (depth + rail - 6, top),
@@ -289,6 +338,9 @@ class Renderer:
             c = np.asarray(p.fall_centre_mm, float)
             r = p.fall_radius_mm
             k = np.asarray(p.knuckles_mm, float)
+            if self.build.jaw_mm:
+                away = k - k.mean(0)
+                k = k + self.build.jaw_mm * away / np.linalg.norm(away, axis=1, keepdims=True)
             phi = np.linspace(0, 2 * np.pi, 720, endpoint=False)
             ring = c + r * np.c_[np.cos(phi), np.sin(phi)]
             pts = np.vstack([k, ring]).astype(np.float32)
@@ -422,7 +474,56 @@ class Renderer:
         mottle = cv2.resize(coarse, (w, h), interpolation=cv2.INTER_CUBIC)
         streaks /= streaks.std() + 1e-9
         mottle /= mottle.std() + 1e-9
-        return (1 + look.nap_strength * (0.75 * streaks + 0.5 * mottle)).astype(np.float32)
+        wear = self.build.wear
+        if not wear:
+            return (1 + look.nap_strength * (0.75 * streaks + 0.5 * mottle)).astype(np.float32)
+        # worn cloth: a flatter nap, paler along the table's middle (the lines of play) and
+        # about the D, in patches
+        nap = 1 + look.nap_strength * (1 - 0.6 * wear) * (0.75 * streaks + 0.5 * mottle)
+        rng = np.random.default_rng([self.seed, 11])
+        coarse = cv2.GaussianBlur(rng.standard_normal((h // 40 + 2, w // 40 + 2)).astype(
+            np.float32), (0, 0), 1.0)
+        patches = np.clip(cv2.resize(coarse, (w, h), interpolation=cv2.INTER_CUBIC), 0, None)
+        x = (np.arange(w, dtype=np.float32) - 40) * 2
+        y = (np.arange(h, dtype=np.float32)[:, None] - 40) * 2
+        lanes = np.exp(-0.5 * ((x - t.centre_x_mm) / 450) ** 2) + np.exp(
+            -0.5 * (((x - t.centre_x_mm) / 350) ** 2 + ((y - t.baulk_line_mm) / 400) ** 2))
+        return (nap * (1 + 0.14 * wear * lanes * (0.5 + patches))).astype(np.float32)
+
+    def _chalk_marks(self) -> np.ndarray | None:
+        """(n, 4) chalk smudges (x mm, y mm, radius mm, opacity) on the bed, or None: most
+        within 150 mm of a cushion, where players chalk and rest the cue, the rest anywhere."""
+        n = self.build.chalk_marks
+        if not n:
+            return None
+        t = self.table
+        rng = np.random.default_rng([self.seed, 12])
+        x = rng.uniform(10, t.width_mm - 10, n)
+        y = rng.uniform(10, t.length_mm - 10, n)
+        edge = rng.random(n) < 0.7
+        side = rng.integers(0, 4, n)
+        inset = rng.uniform(8, 150, n)
+        x = np.where(edge & (side == 0), inset, np.where(edge & (side == 1), t.width_mm - inset, x))
+        y = np.where(edge & (side == 2), inset, np.where(edge & (side == 3), t.length_mm - inset,
+                                                         y))
+        return np.c_[x, y, rng.uniform(2.0, 9.0, n), rng.uniform(0.2, 0.6, n)]
+
+    def _chalk_over(self, q: np.ndarray, foot: np.ndarray, col: np.ndarray) -> np.ndarray:
+        """Cloth colours ``col`` (M, 3) at table points ``q`` (M, 3) (pixel footprint ``foot``
+        mm) with the chalk smudges over them, lit as the cloth is."""
+        light = self._sample_nap(q[:, 0], q[:, 1], self._cloth_light)
+        chalk = np.asarray(self.build.chalk_bgr, np.float32)
+        for x, y, r, opacity in self._chalk:
+            reach = r + foot
+            near = np.flatnonzero((np.abs(q[:, 0] - x) < reach) & (np.abs(q[:, 1] - y) < reach))
+            if not len(near):
+                continue
+            # soft-edged: denser in the middle, fading out to the rim
+            dist = np.hypot(q[near, 0] - x, q[near, 1] - y)
+            a = opacity * np.clip((r - dist) / np.maximum(foot[near], 0.5 * r) + 0.5, 0, 1)
+            a = (a * (1 - 0.5 * dist / r).clip(0, 1)).astype(np.float32)[:, None]
+            col[near] = col[near] * (1 - a) + chalk * light[near, None] * a
+        return col
 
     def _bed_brightness(self) -> np.ndarray:
         """The lamps' light on the bed (normal up) on the nap's grid: smooth, so computed every
@@ -452,7 +553,7 @@ class Renderer:
             t = self.table
             out = np.maximum(np.maximum(-x, x - t.width_mm), np.maximum(-y, y - t.length_mm))
             in_hull, in_disc = self._in_pockets(x, y)
-            cloth = down & ((out <= _UNDERCUT_MM) | in_hull) & (tc < best)
+            cloth = down & ((out <= self.build.undercut_mm) | in_hull) & (tc < best)
             best = np.where(cloth, tc, best)
             sid[cloth] = np.where(in_disc[cloth], _POCKET, _CLOTH)
             nseg = len(self._profile) - 1
@@ -585,6 +686,8 @@ class Renderer:
                     np.float32)
                 acc += self._shade_surface(p, s, d, t / f / 2)
             colour[vv, uu] = acc / 4
+        if self._tint is not None:
+            colour *= self._tint
         if self.look.vignette:
             u = (np.arange(W) - (W - 1) / 2) / (W / 2)
             v = (np.arange(H) - (H - 1) / 2) / (W / 2)
@@ -635,6 +738,8 @@ class Renderer:
         seg = np.where(sid >= 3, (sid - 3) % nseg, -1)
         normals = self._surface_normals().astype(np.float32)
         cloth_bgr = np.asarray(look.cloth_bgr, np.float32)
+        cushion_bgr = (cloth_bgr * look.cushion_shade if self.build.cushion_bgr is None
+                       else np.asarray(self.build.cushion_bgr, np.float32))
 
         def lit(idx):
             return self._brightness(p[idx], normals[sid[idx]]).astype(np.float32)[:, None]
@@ -649,6 +754,8 @@ class Renderer:
             a = look.line_alpha * self._marking_coverage(q[:, 0], q[:, 1], foot)
             col = cloth_bgr * self._sample_nap(q[:, 0], q[:, 1], self._cloth_light)[:, None]
             col = col * (1 - a[:, None]) + np.asarray(look.line_bgr, np.float32) * a[:, None]
+            if self._chalk is not None:
+                col = self._chalk_over(q, foot, col)
             # the pockets' shelves, beyond the cushion noses, lie in the jaws' shadow
             off_bed = np.maximum(np.maximum(-q[:, 0], q[:, 0] - t.width_mm),
                                  np.maximum(-q[:, 1], q[:, 1] - t.length_mm))
@@ -657,7 +764,7 @@ class Renderer:
         idx = np.flatnonzero((seg >= _FACE) & (seg <= _CUSHION_TOP))
         if len(idx):
             nap = self._sample_nap(p[idx, 0], p[idx, 1])[:, None]
-            out[idx] = cloth_bgr * look.cushion_shade * nap * lit(idx)
+            out[idx] = cushion_bgr * nap * lit(idx)
         idx = np.flatnonzero(seg >= _RAIL_BEVEL_IN)
         if len(idx):
             x, y, z = p[idx, 0], p[idx, 1], p[idx, 2]
@@ -677,7 +784,7 @@ class Renderer:
             fade = np.clip(1.6 - r / 3000, 0.25, 1.0)[:, None]
             out[idx] = np.asarray(look.floor_bgr, np.float32) * fade
         idx = np.flatnonzero(sid == self._jaw_id)
-        out[idx] = cloth_bgr * look.cushion_shade * 0.8 * lit(idx)
+        out[idx] = cushion_bgr * 0.8 * lit(idx)
         idx = np.flatnonzero(sid == self._lining_id)
         out[idx] = np.asarray(look.pocket_bgr, np.float32) * 2.5 * lit(idx)
         out[sid == _POCKET] = look.pocket_bgr
@@ -822,7 +929,16 @@ class Renderer:
             ey = (p[..., 1] + k * refl[..., 1] - cy) / sy
             glow = np.exp(-0.5 * (ex * ex + ey * ey))
         spec = np.where(refl[..., 2] > 0.05, np.nan_to_num(glow), 0.0)
-        return col + (look.ball_gloss * 420 * spec)[..., None]
+        gloss = look.ball_gloss
+        if self.build.ball_wear:
+            # a worn ball: blotchy, duller, its highlight weaker
+            w = self.build.ball_wear
+            blotch = np.sin(23 * n[..., 0] + 7 * np.sin(19 * n[..., 1])) * np.sin(
+                17 * n[..., 2] + 11 * n[..., 1])
+            col = col * (1 - 0.15 * w * (0.5 + 0.5 * blotch))[..., None]
+            gloss = gloss * (1 - 0.6 * w)
+        col = col + (gloss * 420 * spec)[..., None]
+        return col if self._tint is None else col * self._tint
 
     def _shadow_factor(self, centres: np.ndarray):
         """Darkening of the background by one ball (S, 3): (window, factor (h, w)) or None.
@@ -846,7 +962,7 @@ class Renderer:
         spread = np.ptp(centres[:, :2], axis=0) / 2
         ring = np.array([[sx, sy] for sx in (-1, 0, 1) for sy in (-1, 0, 1)], float)
         pts = np.c_[c[:2] + ring * (reach + spread), np.zeros(len(ring))]
-        pts = np.vstack([pts, pts + [0, 0, self.table.cushion_nose_height_mm]])
+        pts = np.vstack([pts, pts + [0, 0, self._nose]])
         if np.any(self.camera.to_camera(pts)[:, 2] < 1):
             return None
         px = self.camera.project(pts)
@@ -906,7 +1022,7 @@ class Renderer:
         pad = 2 * rmax + max(a[2], b[2]) * look.lamp_radius_mm / lamp_dist.min()
         lo, hi = pts.min(0) - pad, pts.max(0) + pad
         corners = np.array([(x, y, z) for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
-                            for z in (0.0, self.table.cushion_nose_height_mm)])
+                            for z in (0.0, self._nose)])
         if np.any(self.camera.to_camera(corners)[:, 2] < 1):
             return None
         px = self.camera.project(corners)
@@ -994,6 +1110,8 @@ class Renderer:
                 shade = (look.ambient * (0.7 + 0.3 * n[:, 2])
                          + (1 - look.ambient) * self._irradiance(p, n))
                 col = col * shade[:, None]
+            if self._tint is not None:
+                col = col * self._tint
             colour.reshape(-1, 3)[on] = col
         return (x0, x1, y0, y1), alpha, colour, np.where(cov > 0.5, t, np.inf)
 
