@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import collections
 import copy
+import ctypes
 import multiprocessing
+import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -399,12 +402,13 @@ class Pipeline:
         to it (nothing when they are the very same as the frame before's), with the colour
         stage and the calibration when they changed; the worker's results come back in frame
         order, and its stages' state at the end."""
-        ctx = multiprocessing.get_context(
-            "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+        forked = "fork" in multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("fork" if forked else "spawn")
         worker_in, outbox = ctx.Pipe(duplex=False)  # (reading end, writing end)
         inbox, worker_out = ctx.Pipe(duplex=False)
         worker = ctx.Process(target=_follow_in_worker, args=(self._follower, worker_in,
-                                                             worker_out),
+                                                             worker_out,
+                                                             os.getpid() if forked else None),
                              name="cueball-follow", daemon=True)
         worker.start()
         worker_in.close()
@@ -984,13 +988,17 @@ def _same(a, b) -> bool:
             and all(x is y for x, y in zip(a, b)))
 
 
-def _follow_in_worker(follower: _Follower, inbox, outbox) -> None:
+def _follow_in_worker(follower: _Follower, inbox, outbox, parent: int | None) -> None:
     """A worker process of ``Pipeline.run``: each frame's detections from ``inbox``, classified
     by the colour stage sent with them, if any, through ``follower``, the results to ``outbox``
     (a part sent as None is as the frame before's); at the end (None), the follower itself and
     the colour stage. An error is sent on instead. Ctrl-C is the pipeline's to handle: it stops
-    the worker in good order."""
+    the worker in good order. The worker dies with the pipeline's process
+    (``_bound_to_parent``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if parent is not None:  # forked: it holds what the parent held
+        _bound_to_parent(parent, (inbox.fileno(), outbox.fileno()))
     found = classify = None
     try:
         while (item := inbox.recv()) is not None:
@@ -1007,6 +1015,36 @@ def _follow_in_worker(follower: _Follower, inbox, outbox) -> None:
             outbox.send(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
     finally:
         outbox.close()
+
+
+# prctl's option that has a signal sent to a process when its parent dies (Linux)
+_PR_SET_PDEATHSIG = 1
+
+
+def _bound_to_parent(parent: int, keep: tuple[int, ...]) -> None:
+    """Ties a forked worker's life to its parent process ``parent`` and lets go of every file
+    the parent had open but the worker's own pipe ends ``keep``: the event log, the page's
+    socket, the other ends of the worker's pipes (so that the parent's end, however it ends,
+    is the end of the worker's input) and the caller's stdout and stderr (in their place,
+    /dev/null). On Linux the kernel also kills the worker when the parent dies."""
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # the pipe's end of file stops the worker all the same
+    if os.getppid() != parent:  # the parent died before the kernel was told
+        os._exit(1)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+    # every descriptor from 3 up but those kept, in the runs between them
+    low = 3
+    for fd in sorted({*keep, 1 << 20}):
+        if fd >= low:
+            os.closerange(low, fd)
+            low = fd + 1
 
 
 def _received(inbox, worker):
