@@ -97,3 +97,40 @@ def test_a_killed_track_leaves_no_process_and_its_pipes_end(tmp_path, sig):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+@pytest.mark.parametrize(("sig", "when", "status"), [
+    (signal.SIGINT, "calibrating", 130), (signal.SIGINT, "tracking", 130),
+    (signal.SIGTERM, "tracking", 143)])
+def test_an_interrupted_track_stops_in_one_line_and_keeps_its_outputs(tmp_path, sig, when,
+                                                                      status):
+    events, tracks, overlay = tmp_path / "e.jsonl", tmp_path / "t.csv", tmp_path / "o.mp4"
+    events = tmp_path / "out" / "e.jsonl"  # its folder made as the command starts its work
+    proc = track(str(CLIP), "--events", str(events), "--tracks", str(tracks),
+                 "--overlay", str(overlay))
+    try:
+        if when == "calibrating":  # the table looked for in the clip's first second
+            deadline = time.monotonic() + 60
+            while not events.parent.exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(0.3)
+        else:
+            wait_for_worker(proc)
+            time.sleep(1.5)
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    lines = err.decode().splitlines()
+    assert proc.returncode == status, err.decode()
+    assert len(lines) == 1 and lines[0].startswith("cueball track: "), lines
+    if when == "tracking":
+        from tracker.outputs.eventlog import read_events, read_tracks
+        from tracker.video import probe
+
+        assert read_events(events)[0]["type"] == "calibrated"
+        frames = sorted({f for tr in read_tracks(tracks).values() for f in tr.frame})
+        assert frames and frames == list(range(frames[0], frames[-1] + 1))
+        assert probe(overlay)["frames"] == frames[-1] + 1  # every frame tracked, drawn

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -134,7 +138,55 @@ def make_detect(cal: Calibration):
     return detect
 
 
+class _Stop:
+    """Ctrl-C (SIGINT) and SIGTERM while tracking: ``signum`` is the signal that came (None
+    before one). While ``deferred`` the signal is only noted, and the frame loop stops at the
+    end of the frame in hand (a signal raised inside a compiled kernel would come out as a
+    ``SystemError``); otherwise it is raised at once as ``KeyboardInterrupt``."""
+
+    def __init__(self):
+        self.signum: int | None = None
+        self.deferred = False
+
+    def __call__(self, signum, _frame) -> None:
+        first = self.signum is None
+        self.signum = self.signum or signum
+        if first and not self.deferred:
+            raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _stop_signals() -> Iterator[_Stop]:
+    """A ``_Stop`` handling SIGINT and SIGTERM for the block (from the main thread only)."""
+    stop = _Stop()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+    before = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+
+
 def run(args: argparse.Namespace) -> int:
+    """``cueball track``; a run stopped by Ctrl-C or SIGTERM keeps what it wrote and ends with
+    128 + the signal's number (``--resume`` continues it)."""
+    with _stop_signals() as stop:
+        try:
+            return _run(args, stop)
+        except BaseException:
+            if stop.signum is None:
+                raise
+            # whatever the signal broke off (a compiled kernel's SystemError among them)
+    if stop.signum == signal.SIGINT:
+        raise KeyboardInterrupt  # said, with its exit status, by the command line
+    print(f"cueball track: stopped by {signal.Signals(stop.signum).name}", file=sys.stderr)
+    return 128 + stop.signum
+
+
+def _run(args: argparse.Namespace, stop: _Stop) -> int:
     from tqdm import tqdm
 
     from tracker.detect import not_snooker, ready_kernels
@@ -208,6 +260,7 @@ def run(args: argparse.Namespace) -> int:
             return Scoreboard.from_score_event(e, args.players, args.best_of)
         return board
 
+    stop.deferred = True  # from here a signal stops the run between two frames
     try:
         if skip_to < 0:
             for e in pipe.start_events():
@@ -250,6 +303,10 @@ def run(args: argparse.Namespace) -> int:
                 bar.update(1)
                 if live and src is not None:
                     bar.set_postfix(dropped=src.dropped)
+            if stop.signum is not None:
+                break
+        if stop.signum is not None:
+            raise KeyboardInterrupt  # the outputs closed below keep every frame done
         for e in pipe.finish():
             board = told(e, board)
     finally:
