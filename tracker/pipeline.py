@@ -82,7 +82,9 @@ def file_frames(path: str | Path) -> tuple[Iterator[Frame], float, int]:
 class LiveSource:
     """A camera index or stream URL read on a thread that keeps only the newest frame, so the
     pipeline never falls behind the camera: frames it had no time for are dropped and counted.
-    A dropped stream is reopened (``reconnect_s`` between tries)."""
+    A dropped stream is reopened (``reconnect_s`` between tries). A finite stream (a video
+    file served over HTTP: it has a frame count) is neither: every frame of it is read, in
+    turn, and its frames end where it ends."""
 
     def __init__(self, source: str, reconnect_s: float = 2.0, give_up_s: float = 30.0):
         self.source = int(source) if source.isdigit() else source
@@ -95,6 +97,8 @@ class LiveSource:
         self._failed: str | None = None
         self._cap = self._open()
         self.fps = self._cap.get(cv2.CAP_PROP_FPS) or 30.0
+        self.total = max(int(self._cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0), 0)
+        self._ended = False
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()
 
@@ -108,6 +112,14 @@ class LiveSource:
         count, t0, lost_since = 0, time.monotonic(), None
         while not self._stop:
             ok, image = self._cap.read()
+            if not ok and self.total:  # a finite stream's end, or its reading broken off
+                with self._cond:
+                    if count + max(2, self.total // 50) < self.total:  # counts may be estimates
+                        self._failed = (f"stream {self.source!r} ended at frame {count} of "
+                                        f"{self.total}")
+                    self._ended = True
+                    self._cond.notify_all()
+                return
             if not ok:
                 lost_since = lost_since or time.monotonic()
                 if time.monotonic() - lost_since > self.give_up_s:
@@ -121,6 +133,8 @@ class LiveSource:
                 continue
             lost_since = None
             with self._cond:
+                while self.total and self._latest is not None and not self._stop:
+                    self._cond.wait(0.1)  # every frame of a finite stream, in turn
                 if self._latest is not None:
                     self.dropped += 1
                 self._latest = (count, time.monotonic() - t0, image)
@@ -130,13 +144,17 @@ class LiveSource:
     def frames(self) -> Iterator[Frame]:
         while True:
             with self._cond:
-                while self._latest is None and self._failed is None:
+                while self._latest is None and self._failed is None and not self._ended:
                     self._cond.wait(1.0)
                 if self._latest is None:
-                    raise InputError(self._failed)
+                    if self._failed is not None:
+                        raise InputError(self._failed)
+                    return
                 k, t, image = self._latest
                 self._latest = None
-            yield Frame(k, t, image)
+                self._cond.notify_all()
+            # a finite stream's frames are timed as a file's are
+            yield Frame(k, k / self.fps if self.total else t, image)
 
     def close(self) -> None:
         self._stop = True

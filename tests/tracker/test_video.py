@@ -123,3 +123,67 @@ def test_the_producing_thread_bears_the_name_given():
         yield threading.current_thread().name
 
     assert list(read_ahead(items(), name="decode")) == ["decode"]
+
+
+class _RangeHandler:
+    """Serves one file over HTTP with byte ranges, as a web server serves a video."""
+
+    @staticmethod
+    def server(path):
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        data = path.read_bytes()
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 (the http.server name)
+                start, end = 0, len(data) - 1
+                if (rng := self.headers.get("Range", "")).startswith("bytes="):
+                    a, _, b = rng[6:].partition("-")
+                    start, end = int(a or 0), int(b) if b else len(data) - 1
+                    self.send_response(206)
+                    self.send_header("Content-Range", f"bytes {start}-{end}/{len(data)}")
+                else:
+                    self.send_response(200)
+                self.send_header("Accept-Ranges", "bytes")
+                self.send_header("Content-Length", str(end - start + 1))
+                self.end_headers()
+                try:
+                    self.wfile.write(data[start:end + 1])
+                except OSError:
+                    pass
+
+            def log_message(self, *args):
+                pass
+
+        srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        return srv
+
+
+def test_a_video_file_served_over_http_ends_when_it_ends_every_frame_read(tmp_path):
+    from pathlib import Path
+
+    from tracker.pipeline import LiveSource
+
+    clip = Path(__file__).resolve().parents[2] / "sample_videos" / "touching.mp4"
+    srv = _RangeHandler.server(clip)
+    src = LiveSource(f"http://127.0.0.1:{srv.server_address[1]}/touching.mp4",
+                     reconnect_s=0.05)
+    try:
+        done = threading.Event()
+        got = []
+
+        def consume():
+            for frame in src.frames():
+                got.append(frame)
+                time.sleep(0.001)  # slower than the reader: a live source would drop frames
+            done.set()
+
+        threading.Thread(target=consume, daemon=True).start()
+        assert done.wait(60), "the stream was replayed instead of ended"
+    finally:
+        src.close()
+        srv.shutdown()
+    n = sum(1 for _ in read_frames(clip))
+    assert [f.index for f in got] == list(range(n)) and src.dropped == 0
+    assert got[-1].t == pytest.approx((n - 1) / 30.0)
