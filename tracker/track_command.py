@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
+import itertools
 import os
 import signal
 import sys
@@ -88,6 +90,32 @@ def _cut_to_last_shot(path: Path, events: list[dict]) -> list[dict]:
             log.write(e)
     os.replace(tmp, path)
     return kept
+
+
+def _overlay_writer(path: Path, size: tuple[int, int], fps: float, skip_to: int):
+    """The overlay's writer, and how many frames it holds already: for a run resumed after
+    frame ``skip_to``, the frames of the overlay before that a killed run left readable,
+    copied into a new file that then takes its place (so that a kill meanwhile leaves the old
+    one whole)."""
+    from tracker.video import VideoWriter, read_frames
+
+    def writer(to: Path) -> VideoWriter:
+        return VideoWriter(to, size, fps, preset="veryfast", background=True, fragmented=True)
+
+    if skip_to < 0 or not path.exists():
+        return writer(path), 0
+    tmp = path.with_name(f"{path.stem}.resuming{path.suffix}")
+    out, copied = writer(tmp), 0
+    try:
+        for image in read_frames(path):
+            if copied > skip_to:
+                break
+            out.write(image)
+            copied += 1
+    except InputError:
+        pass  # unreadable from there on (a kill before this form was written)
+    os.replace(tmp, path)
+    return out, copied
 
 
 class ColourStage:
@@ -190,7 +218,13 @@ def _run(args: argparse.Namespace, stop: _Stop) -> int:
     from tqdm import tqdm
 
     from tracker.detect import not_snooker, ready_kernels
-    from tracker.outputs.eventlog import EventLog, TracksWriter, read_events, resume_state
+    from tracker.outputs.eventlog import (
+        EventLog,
+        TracksWriter,
+        cut_tracks,
+        read_events,
+        resume_state,
+    )
     from tracker.outputs.overlay import (
         BOARD_EVENTS,
         Scoreboard,
@@ -198,7 +232,7 @@ def _run(args: argparse.Namespace, stop: _Stop) -> int:
         markers_from_events,
     )
     from tracker.pipeline import LiveSource, Pipeline, file_frames
-    from tracker.video import VideoWriter
+    from tracker.video import other_source, source_identity
 
     source = args.source
     live = _is_live(source)
@@ -210,42 +244,63 @@ def _run(args: argparse.Namespace, stop: _Stop) -> int:
     for out in (events_path, args.tracks, args.overlay):
         if out:
             Path(out).parent.mkdir(parents=True, exist_ok=True)
+    identity = source_identity(source)
+    logged = None
+    if args.resume and events_path.exists():
+        logged = read_events(events_path)
+        first = logged[0].get("source") if logged else None
+        if isinstance(first, dict) and (why := other_source(first, identity)):
+            raise InputError(f"{events_path}: the log of another source ({why}); give it its "
+                             f"own source or another --events")
     cal = _calibrate(args, source)
     with said_if_slow(READYING, quiet=args.quiet):
         ready_kernels()
     pipe = Pipeline(cal, make_detect(cal), players=tuple(args.players), reds=args.reds,
                     best_of=args.best_of, rebuild=make_detect)
-    skip_to = -1
-    board = Scoreboard(players=tuple(args.players), best_of=args.best_of)
-    if args.resume and events_path.exists():
-        kept = _cut_to_last_shot(events_path, read_events(events_path))
-        if any(e["type"] == "score" for e in kept):
-            resumed = resume_state(kept)
-            pipe.referee = resumed.referee()
-            pipe.shots.resume_after(resumed.last_shot)
-            skip_to = resumed.last_frame
-            board = Scoreboard.from_score_event(resumed.score, args.players, args.best_of)
-    if live:
-        src = LiveSource(source)
-        frames, fps, total = src.frames(), src.fps, 0
-    else:
-        src = None
-        frames, fps, total = file_frames(source)
+    players = tuple(args.players)
+    # the page first: a port in use ends the run before any output is touched
     page = None
     if args.page is not None:
         from tracker.outputs.live import LiveServer
 
         try:
-            page = LiveServer(args.page_host, args.page, players=tuple(args.players),
+            page = LiveServer(args.page_host, args.page, players=players,
                               best_of=args.best_of).start()
         except OSError as exc:
             raise InputError(f"cannot serve the live page on {args.page_host}:{args.page} "
                              f"({exc.strerror or exc})") from None
+    skip_to = -1
+    board = Scoreboard(players=players, best_of=args.best_of)
+    if logged is not None:
+        kept = _cut_to_last_shot(events_path, logged)
+        if any(e["type"] == "score" for e in kept):
+            resumed = resume_state(kept)
+            pipe.referee = resumed.referee()
+            pipe.shots.resume_after(resumed.last_shot)
+            skip_to = resumed.last_frame
+            players = resumed.players or players  # the match's own names
+            board = Scoreboard.from_score_event(resumed.score, players, args.best_of)
+            if page is not None:  # the page shows the match as the log left it, at once
+                for e in kept:
+                    page.publish(e)
+    if page is not None:
         print(f"live scoreboard page: {page.url}", file=sys.stderr)
+    if live:
+        src = LiveSource(source)
+        frames, fps, total = src.frames(), src.fps, src.total
+    else:
+        src = None
+        frames, fps, total = file_frames(source)
     log = EventLog(events_path, mode="a" if args.resume else "w")
-    tracks = TracksWriter(args.tracks) if args.tracks else None
-    writer = (VideoWriter(args.overlay, cal.image_size, fps, preset="veryfast", background=True)
-              if args.overlay else None)
+    tracks = None
+    if args.tracks:
+        # a resumed run's tracks go on after the last frame the log holds
+        if skip_to >= 0 and Path(args.tracks).exists():
+            cut_tracks(args.tracks, skip_to)
+        tracks = TracksWriter(args.tracks, mode="a" if skip_to >= 0 else "w")
+    writer, drawn = None, 0
+    if args.overlay:
+        writer, drawn = _overlay_writer(Path(args.overlay), cal.image_size, fps, skip_to)
     bar = None if args.quiet else tqdm(total=total or None, unit="frame", desc="tracking")
     recent: list[dict] = []
     trails: dict[str, list] = {}
@@ -257,30 +312,49 @@ def _run(args: argparse.Namespace, stop: _Stop) -> int:
         if page is not None:
             page.publish(e)
         if e["type"] in BOARD_EVENTS:
-            return Scoreboard.from_score_event(e, args.players, args.best_of)
+            return Scoreboard.from_score_event(e, players, args.best_of)
         return board
 
     stop.deferred = True  # from here a signal stops the run between two frames
     try:
         if skip_to < 0:
-            for e in pipe.start_events():
+            first = pipe.start_events()
+            first[0] = {**first[0], "source": identity}
+            for e in first:
                 board = told(e, board)
-        def resumed(frames):
-            """The frames after the last one the resumed log holds."""
-            for frame in frames:
-                if frame.index > skip_to:
-                    yield frame
-                elif bar is not None:
-                    bar.update(1)
+        # the frames the resumed log holds are passed over; those of them the overlay lacks
+        # are drawn with the board alone (their trails are not known). The last few of them,
+        # the balls at rest after the last shot, are tracked again, their results not written:
+        # the tracker has its balls by the first frame after them, as it had in the run before
+        warm: collections.deque = collections.deque(maxlen=pipe.tracker_config.confirm_hits - 1)
+        for frame in frames:
+            if frame.index > skip_to or stop.signum is not None:
+                frames = itertools.chain(warm, [frame], frames)
+                break
+            if skip_to >= 0:
+                warm.append(frame)
+            if writer is not None and frame.index >= drawn:
+                image = frame.image.copy()
+                draw_overlay(image, board, {}, [])
+                writer.write(image)
+            if bar is not None:
+                bar.update(1)
+        if stop.signum is not None:
+            raise KeyboardInterrupt
 
         # a live source is detected frame by frame, so that no frame waits in between
-        for res in pipe.run(resumed(frames), ahead=not live):
+        for res in pipe.run(frames, ahead=not live):
             frame = res.frame
+            if frame.index <= skip_to:  # a frame tracked again for the tracker's sake alone
+                if stop.signum is not None:
+                    break
+                continue
             if not warned and (why := not_snooker(pipe.detect.detector)):
                 warned = True
                 tqdm.write(f"cueball track: warning: {why}", file=sys.stderr)
             for e in res.events:
-                board = told(e, board)
+                if e["frame"] > skip_to:  # none of the frames tracked again: logged before
+                    board = told(e, board)
             if tracks is not None:
                 st = res.state
                 tracks.write_frame(st.frame, st.t, [str(i) for i in st.track_ids],
