@@ -192,7 +192,7 @@ def main() -> None:
     rng = random.Random(args.seed)
     print(f"{args.clip}: {probe(clip)['frames']} frames, tracked to frame {last}, "
           f"score {compare(alone, alone)['score']}, overlay {alone['overlay']} frames")
-    print(f"{'signal':8} {'at':>4} {'exit':>5} {'from':>5} {'events':>9} {'tracks':>9} "
+    print(f"{'signal':8} {'at':>4} {'exit':>5} {'from':>5} {'events':>9} {'tracks':>9} {'mm':>6} "
           f"{'score':>7} {'overlay killed/resumed/alone':>29} {'left':>5}")
     for k in range(args.points):
         sig, at = SIGNALS[k % len(SIGNALS)], rng.randint(5, last - 5)
