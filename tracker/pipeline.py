@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import collections
 import copy
+import ctypes
 import multiprocessing
+import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -79,7 +82,9 @@ def file_frames(path: str | Path) -> tuple[Iterator[Frame], float, int]:
 class LiveSource:
     """A camera index or stream URL read on a thread that keeps only the newest frame, so the
     pipeline never falls behind the camera: frames it had no time for are dropped and counted.
-    A dropped stream is reopened (``reconnect_s`` between tries)."""
+    A dropped stream is reopened (``reconnect_s`` between tries). A finite stream (a video
+    file served over HTTP: it has a frame count) is neither: every frame of it is read, in
+    turn, and its frames end where it ends."""
 
     def __init__(self, source: str, reconnect_s: float = 2.0, give_up_s: float = 30.0):
         self.source = int(source) if source.isdigit() else source
@@ -92,6 +97,8 @@ class LiveSource:
         self._failed: str | None = None
         self._cap = self._open()
         self.fps = self._cap.get(cv2.CAP_PROP_FPS) or 30.0
+        self.total = max(int(self._cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0), 0)
+        self._ended = False
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()
 
@@ -105,6 +112,14 @@ class LiveSource:
         count, t0, lost_since = 0, time.monotonic(), None
         while not self._stop:
             ok, image = self._cap.read()
+            if not ok and self.total:  # a finite stream's end, or its reading broken off
+                with self._cond:
+                    if count + max(2, self.total // 50) < self.total:  # counts may be estimates
+                        self._failed = (f"stream {self.source!r} ended at frame {count} of "
+                                        f"{self.total}")
+                    self._ended = True
+                    self._cond.notify_all()
+                return
             if not ok:
                 lost_since = lost_since or time.monotonic()
                 if time.monotonic() - lost_since > self.give_up_s:
@@ -118,6 +133,8 @@ class LiveSource:
                 continue
             lost_since = None
             with self._cond:
+                while self.total and self._latest is not None and not self._stop:
+                    self._cond.wait(0.1)  # every frame of a finite stream, in turn
                 if self._latest is not None:
                     self.dropped += 1
                 self._latest = (count, time.monotonic() - t0, image)
@@ -127,13 +144,17 @@ class LiveSource:
     def frames(self) -> Iterator[Frame]:
         while True:
             with self._cond:
-                while self._latest is None and self._failed is None:
+                while self._latest is None and self._failed is None and not self._ended:
                     self._cond.wait(1.0)
                 if self._latest is None:
-                    raise InputError(self._failed)
+                    if self._failed is not None:
+                        raise InputError(self._failed)
+                    return
                 k, t, image = self._latest
                 self._latest = None
-            yield Frame(k, t, image)
+                self._cond.notify_all()
+            # a finite stream's frames are timed as a file's are
+            yield Frame(k, k / self.fps if self.total else t, image)
 
     def close(self) -> None:
         self._stop = True
@@ -399,12 +420,13 @@ class Pipeline:
         to it (nothing when they are the very same as the frame before's), with the colour
         stage and the calibration when they changed; the worker's results come back in frame
         order, and its stages' state at the end."""
-        ctx = multiprocessing.get_context(
-            "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+        forked = "fork" in multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("fork" if forked else "spawn")
         worker_in, outbox = ctx.Pipe(duplex=False)  # (reading end, writing end)
         inbox, worker_out = ctx.Pipe(duplex=False)
         worker = ctx.Process(target=_follow_in_worker, args=(self._follower, worker_in,
-                                                             worker_out),
+                                                             worker_out,
+                                                             os.getpid() if forked else None),
                              name="cueball-follow", daemon=True)
         worker.start()
         worker_in.close()
@@ -984,13 +1006,17 @@ def _same(a, b) -> bool:
             and all(x is y for x, y in zip(a, b)))
 
 
-def _follow_in_worker(follower: _Follower, inbox, outbox) -> None:
+def _follow_in_worker(follower: _Follower, inbox, outbox, parent: int | None) -> None:
     """A worker process of ``Pipeline.run``: each frame's detections from ``inbox``, classified
     by the colour stage sent with them, if any, through ``follower``, the results to ``outbox``
     (a part sent as None is as the frame before's); at the end (None), the follower itself and
     the colour stage. An error is sent on instead. Ctrl-C is the pipeline's to handle: it stops
-    the worker in good order."""
+    the worker in good order. The worker dies with the pipeline's process
+    (``_bound_to_parent``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if parent is not None:  # forked: it holds what the parent held
+        _bound_to_parent(parent, (inbox.fileno(), outbox.fileno()))
     found = classify = None
     try:
         while (item := inbox.recv()) is not None:
@@ -1007,6 +1033,36 @@ def _follow_in_worker(follower: _Follower, inbox, outbox) -> None:
             outbox.send(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
     finally:
         outbox.close()
+
+
+# prctl's option that has a signal sent to a process when its parent dies (Linux)
+_PR_SET_PDEATHSIG = 1
+
+
+def _bound_to_parent(parent: int, keep: tuple[int, ...]) -> None:
+    """Ties a forked worker's life to its parent process ``parent`` and lets go of every file
+    the parent had open but the worker's own pipe ends ``keep``: the event log, the page's
+    socket, the other ends of the worker's pipes (so that the parent's end, however it ends,
+    is the end of the worker's input) and the caller's stdout and stderr (in their place,
+    /dev/null). On Linux the kernel also kills the worker when the parent dies."""
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # the pipe's end of file stops the worker all the same
+    if os.getppid() != parent:  # the parent died before the kernel was told
+        os._exit(1)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+    # every descriptor from 3 up but those kept, in the runs between them
+    low = 3
+    for fd in sorted({*keep, 1 << 20}):
+        if fd >= low:
+            os.closerange(low, fd)
+            low = fd + 1
 
 
 def _received(inbox, worker):

@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import collections
+import contextlib
+import itertools
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -87,6 +93,32 @@ def _cut_to_last_shot(path: Path, events: list[dict]) -> list[dict]:
     return kept
 
 
+def _overlay_writer(path: Path, size: tuple[int, int], fps: float, skip_to: int):
+    """The overlay's writer, and how many frames it holds already: for a run resumed after
+    frame ``skip_to``, the frames of the overlay before that a killed run left readable,
+    copied into a new file that then takes its place (so that a kill meanwhile leaves the old
+    one whole)."""
+    from tracker.video import VideoWriter, read_frames
+
+    def writer(to: Path) -> VideoWriter:
+        return VideoWriter(to, size, fps, preset="veryfast", background=True, fragmented=True)
+
+    if skip_to < 0 or not path.exists():
+        return writer(path), 0
+    tmp = path.with_name(f"{path.stem}.resuming{path.suffix}")
+    out, copied = writer(tmp), 0
+    try:
+        for image in read_frames(path):
+            if copied > skip_to:
+                break
+            out.write(image)
+            copied += 1
+    except InputError:
+        pass  # unreadable from there on (a kill before this form was written)
+    os.replace(tmp, path)
+    return out, copied
+
+
 class ColourStage:
     """The colour stage of ``make_detect``: what ``find`` gave (the detections and the cloth
     model they were found against) -> classified Detections, with the classifier's state.
@@ -135,11 +167,65 @@ def make_detect(cal: Calibration):
     return detect
 
 
+class _Stop:
+    """Ctrl-C (SIGINT) and SIGTERM while tracking: ``signum`` is the signal that came (None
+    before one). While ``deferred`` the signal is only noted, and the frame loop stops at the
+    end of the frame in hand (a signal raised inside a compiled kernel would come out as a
+    ``SystemError``); otherwise it is raised at once as ``KeyboardInterrupt``."""
+
+    def __init__(self):
+        self.signum: int | None = None
+        self.deferred = False
+
+    def __call__(self, signum, _frame) -> None:
+        first = self.signum is None
+        self.signum = self.signum or signum
+        if first and not self.deferred:
+            raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _stop_signals() -> Iterator[_Stop]:
+    """A ``_Stop`` handling SIGINT and SIGTERM for the block (from the main thread only)."""
+    stop = _Stop()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+    before = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+
+
 def run(args: argparse.Namespace) -> int:
+    """``cueball track``; a run stopped by Ctrl-C or SIGTERM keeps what it wrote and ends with
+    128 + the signal's number (``--resume`` continues it)."""
+    with _stop_signals() as stop:
+        try:
+            return _run(args, stop)
+        except BaseException:
+            if stop.signum is None:
+                raise
+            # whatever the signal broke off (a compiled kernel's SystemError among them)
+    if stop.signum == signal.SIGINT:
+        raise KeyboardInterrupt  # said, with its exit status, by the command line
+    print(f"cueball track: stopped by {signal.Signals(stop.signum).name}", file=sys.stderr)
+    return 128 + stop.signum
+
+
+def _run(args: argparse.Namespace, stop: _Stop) -> int:
     from tqdm import tqdm
 
     from tracker.detect import not_snooker, ready_kernels
-    from tracker.outputs.eventlog import EventLog, TracksWriter, read_events, resume_state
+    from tracker.outputs.eventlog import (
+        EventLog,
+        TracksWriter,
+        cut_tracks,
+        read_events,
+        resume_state,
+    )
     from tracker.outputs.overlay import (
         BOARD_EVENTS,
         Scoreboard,
@@ -147,7 +233,7 @@ def run(args: argparse.Namespace) -> int:
         markers_from_events,
     )
     from tracker.pipeline import LiveSource, Pipeline, file_frames
-    from tracker.video import VideoWriter
+    from tracker.video import other_source, source_identity
 
     source = args.source
     live = _is_live(source)
@@ -166,6 +252,14 @@ def run(args: argparse.Namespace) -> int:
     for out in (events_path, args.tracks, args.overlay):
         if out:
             Path(out).parent.mkdir(parents=True, exist_ok=True)
+    identity = source_identity(source)
+    logged = None
+    if args.resume and events_path.exists():
+        logged = read_events(events_path)
+        first = logged[0].get("source") if logged else None
+        if isinstance(first, dict) and (why := other_source(first, identity)):
+            raise InputError(f"{events_path}: the log of another source ({why}); give it its "
+                             f"own source or another --events")
     cal = _calibrate(args, source)
     if args.calibration and not live:
         checks.calibration_fits(cal, args.calibration, source)
@@ -173,37 +267,50 @@ def run(args: argparse.Namespace) -> int:
         ready_kernels()
     pipe = Pipeline(cal, make_detect(cal), players=tuple(args.players), reds=args.reds,
                     best_of=args.best_of, rebuild=make_detect)
-    skip_to = -1
-    board = Scoreboard(players=tuple(args.players), best_of=args.best_of)
-    if args.resume and events_path.exists():
-        kept = _cut_to_last_shot(events_path, read_events(events_path))
-        if any(e["type"] == "score" for e in kept):
-            resumed = resume_state(kept)
-            pipe.referee = resumed.referee()
-            pipe.shots.resume_after(resumed.last_shot)
-            skip_to = resumed.last_frame
-            board = Scoreboard.from_score_event(resumed.score, args.players, args.best_of)
-    if live:
-        src = LiveSource(source)
-        frames, fps, total = src.frames(), src.fps, 0
-    else:
-        src = None
-        frames, fps, total = file_frames(source)
+    players = tuple(args.players)
+    # the page first: a port in use ends the run before any output is touched
     page = None
     if args.page is not None:
         from tracker.outputs.live import LiveServer
 
         try:
-            page = LiveServer(args.page_host, args.page, players=tuple(args.players),
+            page = LiveServer(args.page_host, args.page, players=players,
                               best_of=args.best_of).start()
         except OSError as exc:
             raise InputError(f"cannot serve the live page on {args.page_host}:{args.page} "
                              f"({exc.strerror or exc})") from None
+    skip_to = -1
+    board = Scoreboard(players=players, best_of=args.best_of)
+    if logged is not None:
+        kept = _cut_to_last_shot(events_path, logged)
+        if any(e["type"] == "score" for e in kept):
+            resumed = resume_state(kept)
+            pipe.referee = resumed.referee()
+            pipe.shots.resume_after(resumed.last_shot)
+            skip_to = resumed.last_frame
+            players = resumed.players or players  # the match's own names
+            board = Scoreboard.from_score_event(resumed.score, players, args.best_of)
+            if page is not None:  # the page shows the match as the log left it, at once
+                for e in kept:
+                    page.publish(e)
+    if page is not None:
         print(f"live scoreboard page: {page.url}", file=sys.stderr)
+    if live:
+        src = LiveSource(source)
+        frames, fps, total = src.frames(), src.fps, src.total
+    else:
+        src = None
+        frames, fps, total = file_frames(source)
     log = EventLog(events_path, mode="a" if args.resume else "w")
-    tracks = TracksWriter(args.tracks) if args.tracks else None
-    writer = (VideoWriter(args.overlay, cal.image_size, fps, preset="veryfast", background=True)
-              if args.overlay else None)
+    tracks = None
+    if args.tracks:
+        # a resumed run's tracks go on after the last frame the log holds
+        if skip_to >= 0 and Path(args.tracks).exists():
+            cut_tracks(args.tracks, skip_to)
+        tracks = TracksWriter(args.tracks, mode="a" if skip_to >= 0 else "w")
+    writer, drawn = None, 0
+    if args.overlay:
+        writer, drawn = _overlay_writer(Path(args.overlay), cal.image_size, fps, skip_to)
     bar = None if args.quiet else tqdm(total=total or None, unit="frame", desc="tracking")
     recent: list[dict] = []
     trails: dict[str, list] = {}
@@ -215,29 +322,49 @@ def run(args: argparse.Namespace) -> int:
         if page is not None:
             page.publish(e)
         if e["type"] in BOARD_EVENTS:
-            return Scoreboard.from_score_event(e, args.players, args.best_of)
+            return Scoreboard.from_score_event(e, players, args.best_of)
         return board
 
+    stop.deferred = True  # from here a signal stops the run between two frames
     try:
         if skip_to < 0:
-            for e in pipe.start_events():
+            first = pipe.start_events()
+            first[0] = {**first[0], "source": identity}
+            for e in first:
                 board = told(e, board)
-        def resumed(frames):
-            """The frames after the last one the resumed log holds."""
-            for frame in frames:
-                if frame.index > skip_to:
-                    yield frame
-                elif bar is not None:
-                    bar.update(1)
+        # the frames the resumed log holds are passed over; those of them the overlay lacks
+        # are drawn with the board alone (their trails are not known). The last few of them,
+        # the balls at rest after the last shot, are tracked again, their results not written:
+        # the tracker has its balls by the first frame after them, as it had in the run before
+        warm: collections.deque = collections.deque(maxlen=pipe.tracker_config.confirm_hits - 1)
+        for frame in frames:
+            if frame.index > skip_to or stop.signum is not None:
+                frames = itertools.chain(warm, [frame], frames)
+                break
+            if skip_to >= 0:
+                warm.append(frame)
+            if writer is not None and frame.index >= drawn:
+                image = frame.image.copy()
+                draw_overlay(image, board, {}, [])
+                writer.write(image)
+            if bar is not None:
+                bar.update(1)
+        if stop.signum is not None:
+            raise KeyboardInterrupt
 
         # a live source is detected frame by frame, so that no frame waits in between
-        for res in pipe.run(resumed(frames), ahead=not live):
+        for res in pipe.run(frames, ahead=not live):
             frame = res.frame
+            if frame.index <= skip_to:  # a frame tracked again for the tracker's sake alone
+                if stop.signum is not None:
+                    break
+                continue
             if not warned and (why := not_snooker(pipe.detect.detector)):
                 warned = True
                 tqdm.write(f"cueball track: warning: {why}", file=sys.stderr)
             for e in res.events:
-                board = told(e, board)
+                if e["frame"] > skip_to:  # none of the frames tracked again: logged before
+                    board = told(e, board)
             if tracks is not None:
                 st = res.state
                 tracks.write_frame(st.frame, st.t, [str(i) for i in st.track_ids],
@@ -260,6 +387,10 @@ def run(args: argparse.Namespace) -> int:
                 bar.update(1)
                 if live and src is not None:
                     bar.set_postfix(dropped=src.dropped)
+            if stop.signum is not None:
+                break
+        if stop.signum is not None:
+            raise KeyboardInterrupt  # the outputs closed below keep every frame done
         for e in pipe.finish():
             board = told(e, board)
     finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import queue
 import threading
@@ -24,18 +25,24 @@ class VideoWriter:
     With ``background`` frames are encoded on a thread of their own (up to ``depth`` waiting),
     beside the work that makes the next one; an error there is raised by the next ``write`` or
     by ``close``. Use as a context manager; frames must all have the size given at
-    construction.
+    construction. ``fragmented`` writes a fragmented MP4, which a kill leaves readable up to
+    its last second or so (``count_frames``).
     """
 
     def __init__(self, path: str | os.PathLike, size: tuple[int, int], fps: float,
                  crf: int = 23, preset: str = "medium", background: bool = False,
-                 depth: int = 4, kbps: int | None = None):
+                 depth: int = 4, kbps: int | None = None, fragmented: bool = False):
         w, h = size
         if w % 2 or h % 2:
             raise ValueError(f"H.264 yuv420p needs an even frame size, got {w}x{h}")
         self.path = Path(path)
         self.size = (w, h)
-        self._container = av.open(str(self.path), mode="w")
+        # fragmented: the file is written as a run of self-contained pieces of about a second,
+        # each readable once written, so that a killed writer leaves a playable file
+        fragmented = fragmented and self.path.suffix.lower() in (".mp4", ".m4v", ".mov")
+        options = {"movflags": "frag_keyframe+empty_moov+default_base_moof",
+                   "frag_duration": "1000000", "flush_packets": "1"} if fragmented else {}
+        self._container = av.open(str(self.path), mode="w", options=options)
         rate = Fraction(fps).limit_denominator(1001)
         self._stream = self._container.add_stream("libx264", rate=rate)
         self._stream.width, self._stream.height = w, h
@@ -45,6 +52,8 @@ class VideoWriter:
         else:  # a constant bitrate, as a camera's encoder writes
             self._stream.bit_rate = kbps * 1000
             self._stream.options = {"preset": preset}
+        if fragmented:  # the file and its header there at once, readable (empty) from now
+            self._container.start_encoding()
         self.frames = 0
         self._queue: queue.Queue | None = None
         self._error: BaseException | None = None
@@ -112,6 +121,59 @@ def probe(path: str | os.PathLike) -> dict:
         fps = float(stream.average_rate or stream.base_rate or 30)
         return {"width": stream.width, "height": stream.height, "fps": fps,
                 "frames": int(stream.frames or 0)}
+
+
+# how much of a video file's beginning its identity hashes (``source_identity``)
+IDENTITY_BYTES = 1 << 20
+
+
+def source_identity(source: str) -> dict:
+    """What a source is, for an event log to tell which source it belongs to: for a video
+    file its ``name``, ``size`` (bytes), ``frames``, ``duration_s`` and ``head_sha256`` (the
+    SHA-256 of its first MiB: cheap, and it differs between two clips of one length); for a
+    camera or a stream its ``name`` alone."""
+    p = Path(source)
+    if source.isdigit() or "://" in source or not p.is_file():
+        return {"name": source}
+    info = probe(p)
+    with open(p, "rb") as fh:
+        head = hashlib.sha256(fh.read(IDENTITY_BYTES)).hexdigest()
+    return {"name": p.name, "size": p.stat().st_size, "frames": info["frames"],
+            "duration_s": round(info["frames"] / info["fps"], 3) if info["fps"] else 0.0,
+            "head_sha256": head}
+
+
+def other_source(logged: dict, now: dict) -> str | None:
+    """How the source identified by ``now`` differs from the one ``logged`` (both from
+    ``source_identity``), or None when they are one. A file is the same file under another
+    name or folder; a camera or stream is known by its name alone."""
+    if ("size" in logged) != ("size" in now):
+        return f"{logged.get('name')!r} is {'a file' if 'size' in logged else 'live'}"
+    keys = ("size", "frames", "head_sha256") if "size" in now else ("name",)
+    for key in keys:
+        if logged.get(key) != now.get(key):
+            return f"{key} {logged.get(key)!r}, not {now.get(key)!r}"
+    return None
+
+
+def count_frames(path: str | os.PathLike) -> int:
+    """How many frames of a video file can be read: its frames decoded up to the first that
+    cannot be (the end of one cut short by a kill), 0 for a file that cannot be read at all
+    (an MP4 cut short before its index was written)."""
+    try:
+        container = _open(path)
+    except InputError:
+        return 0
+    n = 0
+    with container:
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        try:
+            for _ in container.decode(stream):
+                n += 1
+        except av.error.FFmpegError:
+            pass
+    return n
 
 
 def read_frames(path: str | os.PathLike, threads: str = "AUTO",

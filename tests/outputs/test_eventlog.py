@@ -14,6 +14,7 @@ from tracker.outputs.eventlog import (
     TRACK_COLUMNS,
     EventLog,
     TracksWriter,
+    cut_tracks,
     read_events,
     read_tracks,
     record_event,
@@ -190,3 +191,29 @@ def test_a_whole_last_event_without_its_newline_is_kept(tmp_path):
     with EventLog(path) as log:
         log.write(events[2])
     assert read_events(path) == events
+
+
+def test_a_resumed_tracks_file_is_cut_back_to_whole_rows_up_to_the_resume_frame(tmp_path):
+    path = tmp_path / "tracks.csv"
+    with TracksWriter(path) as w:
+        for frame in range(6):
+            w.write_frame(frame, frame / 30, ["white", "red_01"], ["white", "red"],
+                          np.ones((2, 2)), np.ones((2, 2)), ["seen", "seen"])
+    whole = path.read_bytes()
+    with open(path, "ab") as fh:
+        fh.write(b"6,0.2000,white,wh")  # torn by a kill
+    assert cut_tracks(path, 3) == 8
+    assert path.read_bytes() == b"".join(whole.splitlines(keepends=True)[:9])
+    with TracksWriter(path, mode="a") as w:  # the resumed run goes on from frame 4
+        for frame in range(4, 6):
+            w.write_frame(frame, frame / 30, ["white", "red_01"], ["white", "red"],
+                          np.ones((2, 2)), np.ones((2, 2)), ["seen", "seen"])
+    assert path.read_bytes() == whole
+
+
+def test_a_file_that_is_no_tracks_csv_is_not_cut(tmp_path):
+    path = tmp_path / "tracks.csv"
+    path.write_text("name,score\nann,3\n")
+    with pytest.raises(InputError, match="not a tracks.csv"):
+        cut_tracks(path, 3)
+    assert path.read_text() == "name,score\nann,3\n"

@@ -151,3 +151,21 @@ def test_the_next_frame_of_a_match_shows_at_love_all_with_its_breaker_to_play(se
     assert board["score"] == [0, 0] and board["frames"] == [1, 0]
     assert board["striker"] == 1 and board["ball_on"] == "red" and board["remaining"] == 147
     assert board["notices"] == [] and board["players"] == PLAYERS
+
+
+def test_a_client_that_resets_its_connection_prints_nothing(server, capfd):
+    import socket
+    import struct
+
+    for request in (b"", b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", b"GET /events HTTP/1.1\r\n"):
+        s = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+        s.sendall(request)
+        # closed with a reset (RST), not an orderly end
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        s.close()
+    time.sleep(0.5)
+    state = json.loads(urllib.request.urlopen(server.url + "state", timeout=5).read())
+    assert state["players"] == PLAYERS  # still serving
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+

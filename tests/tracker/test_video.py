@@ -123,3 +123,112 @@ def test_the_producing_thread_bears_the_name_given():
         yield threading.current_thread().name
 
     assert list(read_ahead(items(), name="decode")) == ["decode"]
+
+
+class _RangeHandler:
+    """Serves one file over HTTP with byte ranges, as a web server serves a video."""
+
+    @staticmethod
+    def server(path):
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        data = path.read_bytes()
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 (the http.server name)
+                start, end = 0, len(data) - 1
+                if (rng := self.headers.get("Range", "")).startswith("bytes="):
+                    a, _, b = rng[6:].partition("-")
+                    start, end = int(a or 0), int(b) if b else len(data) - 1
+                    self.send_response(206)
+                    self.send_header("Content-Range", f"bytes {start}-{end}/{len(data)}")
+                else:
+                    self.send_response(200)
+                self.send_header("Accept-Ranges", "bytes")
+                self.send_header("Content-Length", str(end - start + 1))
+                self.end_headers()
+                try:
+                    self.wfile.write(data[start:end + 1])
+                except OSError:
+                    pass
+
+            def log_message(self, *args):
+                pass
+
+        srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        return srv
+
+
+def test_a_video_file_served_over_http_ends_when_it_ends_every_frame_read(tmp_path):
+    from pathlib import Path
+
+    from tracker.pipeline import LiveSource
+
+    clip = Path(__file__).resolve().parents[2] / "sample_videos" / "touching.mp4"
+    srv = _RangeHandler.server(clip)
+    src = LiveSource(f"http://127.0.0.1:{srv.server_address[1]}/touching.mp4",
+                     reconnect_s=0.05)
+    try:
+        done = threading.Event()
+        got = []
+
+        def consume():
+            for frame in src.frames():
+                got.append(frame)
+                time.sleep(0.001)  # slower than the reader: a live source would drop frames
+            done.set()
+
+        threading.Thread(target=consume, daemon=True).start()
+        assert done.wait(60), "the stream was replayed instead of ended"
+    finally:
+        src.close()
+        srv.shutdown()
+    n = sum(1 for _ in read_frames(clip))
+    assert [f.index for f in got] == list(range(n)) and src.dropped == 0
+    assert got[-1].t == pytest.approx((n - 1) / 30.0)
+
+
+def _write_then_die(path, frames):
+    import os
+    import signal
+
+    writer = VideoWriter(path, (320, 240), 30, preset="veryfast", fragmented=True,
+                         background=True)
+    rng = np.random.default_rng(0)
+    for _ in range(frames):
+        writer.write(rng.integers(0, 255, (240, 320, 3), dtype=np.uint8))
+    time.sleep(0.5)  # the encoder catches up, as it does in a run
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_fragmented_video_killed_while_written_is_readable_to_its_last_second(tmp_path):
+    import multiprocessing
+
+    from tracker.video import count_frames
+
+    path = tmp_path / "killed.mp4"
+    proc = multiprocessing.get_context("fork").Process(target=_write_then_die,
+                                                       args=(path, 150))
+    proc.start()
+    proc.join(60)
+    assert proc.exitcode == -9
+    n = count_frames(path)
+    assert 150 - 2 * 30 <= n < 150  # up to its last whole fragment (a second)
+    assert sum(1 for _ in read_frames(path)) == n
+
+
+def test_a_source_is_known_by_its_bytes_not_its_name(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    from tracker.video import other_source, source_identity
+
+    samples = Path(__file__).resolve().parents[2] / "sample_videos"
+    a = source_identity(str(samples / "touching.mp4"))
+    assert a["name"] == "touching.mp4" and a["frames"] == 244 and len(a["head_sha256"]) == 64
+    copy = shutil.copy(samples / "touching.mp4", tmp_path / "renamed.mp4")
+    assert other_source(a, source_identity(str(copy))) is None
+    assert "size" in other_source(a, source_identity(str(samples / "miss.mp4")))
+    assert other_source(a, source_identity("rtsp://camera/1")) is not None
+    assert other_source(source_identity("0"), source_identity("0")) is None

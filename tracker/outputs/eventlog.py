@@ -390,6 +390,29 @@ class TracksWriter:
         self.close()
 
 
+def cut_tracks(path: str | os.PathLike, last_frame: int) -> int:
+    """Cuts a tracks.csv back to its rows of frames up to ``last_frame`` (a resumed run goes
+    on after it), a torn row or anything after it cut off too; the number of rows kept."""
+    p = Path(path)
+    kept, end = 0, 0
+    with open(p, "r+b") as fh:
+        header = fh.readline()
+        if not header.endswith(b"\n") or header.rstrip(b"\n").decode(errors="replace") \
+                != ",".join(TRACK_COLUMNS):
+            raise InputError(f"{p}: not a tracks.csv to continue (its header is not "
+                             f"{','.join(TRACK_COLUMNS)})")
+        end = fh.tell()
+        for line in fh:
+            cells = line.rstrip(b"\n").split(b",")
+            if not line.endswith(b"\n") or len(cells) != len(TRACK_COLUMNS) \
+                    or not cells[0].isdigit() or int(cells[0]) > last_frame:
+                break
+            end += len(line)
+            kept += 1
+        fh.truncate(end)
+    return kept
+
+
 def _num(v) -> str:
     v = float(v)
     return "" if not math.isfinite(v) else f"{v:.2f}"

@@ -49,7 +49,7 @@ class LiveServer:
     def start(self) -> LiveServer:
         if self._httpd is not None:
             return self
-        self._httpd = ThreadingHTTPServer((self.host, self.port), _handler_for(self))
+        self._httpd = _Server((self.host, self.port), _handler_for(self))
         self._httpd.daemon_threads = True
         self.port = self._httpd.server_address[1]
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={
@@ -156,6 +156,19 @@ class LiveServer:
         with self._lock:
             if q in self._clients:
                 self._clients.remove(q)
+
+
+class _Server(ThreadingHTTPServer):
+    """The page's HTTP server: a burst of pages connecting at once waits in a long queue, and
+    a client that goes away mid-request (a reset connection, a closed tab) is no error."""
+
+    request_queue_size = 128
+
+    def handle_error(self, request, client_address) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
 
 
 def _handler_for(server: LiveServer) -> type[BaseHTTPRequestHandler]:
