@@ -8,6 +8,7 @@ import jsonschema
 import pytest
 
 from calibration.find import calibrate_video
+from tracker.events import SCHEMA_VERSION
 from tracker.pipeline import Pipeline, file_frames
 from tracker.sim.truth import read_truth
 from tracker.track_command import make_detect
@@ -42,6 +43,7 @@ def test_final_score_and_pots_equal_the_truth(name):
     meta, events = track(SAMPLES / f"{name}.mp4")
     t = [e["t"] for e in events]
     assert t == sorted(t), "events in time order"
+    assert events[0]["type"] == "calibrated" and events[0]["schema_version"] == SCHEMA_VERSION
     for e in events:
         SCHEMA.validate(json.loads(json.dumps(e)))
     scores = [e for e in events if e["type"] == "score"]

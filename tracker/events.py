@@ -103,6 +103,9 @@ class Calibrated(Event):
     reprojection_error_mm: Number
     pockets_px: dict[str, Point] | None = None
     reason: str | None = None  # "camera moved" or "view seen before" after the first
+    # the log's first event: its layout's version and the source it belongs to
+    schema_version: int | None = None
+    source: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -28,6 +28,7 @@ from calibration.calibrate import Calibration
 from calibration.errors import InputError
 from calibration.monitor import CalibrationMonitor
 from calibration.specs import BALL_CLASSES, SNOOKER, SnookerTableSpec
+from tracker.events import SCHEMA_VERSION
 from tracker.outputs.eventlog import record_event
 from tracker.referee.snooker import Referee
 from tracker.shots import ShotConfig, ShotTracker
@@ -374,10 +375,11 @@ class Pipeline:
                  "reason": "view seen before"}]
 
     def start_events(self, frame: int = 0, t: float = 0.0) -> list[dict]:
-        """What the log says before the first frame: the calibration and the frame set-up."""
+        """What the log says before the first frame: the calibration (with the log's
+        ``schema_version``) and the frame set-up."""
         return [{"type": "calibrated", "frame": frame, "t": t,
                  "reprojection_error_mm": self.calibration.reprojection_error_mm,
-                 "pockets_px": self._pockets_px},
+                 "pockets_px": self._pockets_px, "schema_version": SCHEMA_VERSION},
                 record_event(self.frame_start, frame, t)]
 
     def process(self, frame: Frame) -> FrameResult:
