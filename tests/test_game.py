@@ -38,3 +38,15 @@ def test_an_unknown_game_or_variant_is_one_line_naming_the_known_ones():
     with pytest.raises(InputError, match="known: none"):
         game("snooker").referee("bar")
     assert set(GAMES) == {"snooker", "8ball", "9ball", "10ball", "14.1"}
+
+
+def test_the_pipeline_follows_a_game_the_camera_knows_and_refuses_one_it_does_not():
+    from calibration.calibrate import Calibration
+    from tracker.pipeline import Pipeline
+    from tracker.sim.scenarios import overhead_camera
+
+    cal = Calibration.from_camera(overhead_camera())
+    pipe = Pipeline(cal, detect=lambda image: None)
+    assert pipe.game.name == "snooker" and pipe.table is SNOOKER
+    with pytest.raises(InputError, match="does not follow 9ball yet"):
+        Pipeline(cal, detect=lambda image: None, game=game("9ball"))

@@ -83,8 +83,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     # a picture in a format whose size is not read from its header before decoding
     # (calibration.images) is refused by OpenCV past this many pixels
     os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(MAX_IMAGE_PX))
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except KeyboardInterrupt:  # while the commands' modules load
+        print("cueball: interrupted", file=sys.stderr)
+        return 130
     try:
         return int(args.run(args) or 0)
     except InputError as exc:

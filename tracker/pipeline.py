@@ -27,8 +27,9 @@ import numpy as np
 from calibration.calibrate import Calibration
 from calibration.errors import InputError
 from calibration.monitor import CalibrationMonitor
-from calibration.specs import BALL_CLASSES, SNOOKER, SnookerTableSpec
+from calibration.specs import BALL_CLASSES, SnookerTableSpec
 from tracker.events import SCHEMA_VERSION
+from tracker.game import GAMES, Game, game
 from tracker.outputs.eventlog import record_event
 from tracker.referee.snooker import Referee
 from tracker.shots import ShotConfig, ShotTracker
@@ -235,18 +236,24 @@ class Pipeline:
     best_of: int = 1
     tracker_config: TrackerConfig = field(default_factory=TrackerConfig)
     shot_config: ShotConfig = field(default_factory=ShotConfig)
-    table: SnookerTableSpec = SNOOKER
+    game: Game | None = None  # the game followed (default snooker)
     monitor_every: int = 10
     rebuild: Callable[[Calibration], Callable[[np.ndarray], object]] | None = None
     blind_check_s: float = 5.0
 
     def __post_init__(self):
+        if self.game is None:
+            self.game = game("snooker")
+        if not self.game.tracked:
+            raise InputError(f"the camera does not follow {self.game.name} yet (only "
+                             f"{', '.join(n for n in GAMES if game(n).tracked)})")
         if self.tracker_config.table_to_image is None:
             # the detector's pixel noise is mapped onto the table through the view
             self.tracker_config = replace(self.tracker_config, table_to_image=tuple(
                 np.asarray(self.calibration.H_table_to_image, float).ravel()))
         self._follower = _Follower(BallTracker(self.tracker_config),
-                                   ShotTracker(self.shot_config), Referee(), self.table)
+                                   ShotTracker(self.shot_config), self.game.referee(),
+                                   self.table)
         self.frame_start = {"type": "frame_start", "players": list(self.players), "breaker": 0,
                             "reds": self.reds}
         if self.best_of > 1:
@@ -267,6 +274,11 @@ class Pipeline:
 
     # the stages after detection, kept together (``run`` may take them to a process of their
     # own)
+    @property
+    def table(self) -> SnookerTableSpec:
+        """The game's table (mm)."""
+        return self.game.table
+
     @property
     def tracker(self) -> BallTracker:
         return self._follower.tracker
