@@ -74,8 +74,8 @@ from tracker.detect import ready_kernels  # noqa: E402
 from tracker.pipeline import Frame, Pipeline, file_frames  # noqa: E402
 from tracker.sim.detections import clip_from_truth_file  # noqa: E402
 from tracker.sim.truth import read_truth  # noqa: E402
-from tracker.track_command import make_detect  # noqa: E402
 from tracker.video import read_frames  # noqa: E402
+from tracker.vision.stages import make_detect  # noqa: E402
 
 SAMPLES = ROOT / "sample_videos"
 

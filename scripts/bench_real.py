@@ -36,7 +36,7 @@ from calibration.errors import InputError  # noqa: E402
 from calibration.find import calibrate_video  # noqa: E402
 from tracker.detect import not_snooker  # noqa: E402
 from tracker.pipeline import Pipeline, file_frames  # noqa: E402
-from tracker.track_command import make_detect  # noqa: E402
+from tracker.vision.stages import make_detect  # noqa: E402
 
 REALDATA = ROOT.parent / "shared" / "realdata" / "snooker-broadcast"
 IOU_MIN = 0.2

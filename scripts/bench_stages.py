@@ -36,9 +36,9 @@ from tracker.pipeline import Frame, Pipeline  # noqa: E402
 from tracker.shots import ShotTracker  # noqa: E402
 from tracker.sim.truth import read_truth  # noqa: E402
 from tracker.track import BallTracker  # noqa: E402
-from tracker.track_command import make_detect  # noqa: E402
 from tracker.video import probe, read_frames  # noqa: E402
 from tracker.vision.lastlook import LastLook  # noqa: E402
+from tracker.vision.stages import make_detect  # noqa: E402
 
 SAMPLES = ROOT / "sample_videos"
 # (label, class, method); the indent of a label shows what it is part of

@@ -94,8 +94,8 @@ def test_a_crowd_shot_spliced_into_a_clip_is_no_table():
     is not taken; no frame of the cut is seen and the calibration in force stays the table's."""
     from calibration.find import calibrate_video
     from tracker.pipeline import Frame, Pipeline
-    from tracker.track_command import make_detect
     from tracker.video import read_frames
+    from tracker.vision.stages import make_detect
 
     crowd = next(im for k, im in enumerate(read_frames(REALDATA / "Task3" / "3.mp4"))
                  if k == 194)  # one that passes for a table

@@ -11,7 +11,7 @@ from calibration.find import calibrate_video
 from tracker.events import SCHEMA_VERSION
 from tracker.pipeline import Pipeline, file_frames
 from tracker.sim.truth import read_truth
-from tracker.track_command import make_detect
+from tracker.vision.stages import make_detect
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_videos"
 CLIPS = sorted(p.stem for p in SAMPLES.glob("*.mp4"))

@@ -37,7 +37,7 @@ _API = {
     "FrameResult": "tracker.pipeline",
     "Pipeline": "tracker.pipeline",
     "file_frames": "tracker.pipeline",
-    "make_detect": "tracker.track_command",
+    "make_detect": "tracker.vision.stages",
     "TableState": "tracker.track",
     "Referee": "tracker.referee.snooker",
     "EventLog": "tracker.outputs.eventlog",
@@ -77,4 +77,4 @@ if TYPE_CHECKING:
     from tracker.pipeline import Frame, FrameResult, Pipeline, file_frames
     from tracker.referee.snooker import Referee
     from tracker.track import TableState
-    from tracker.track_command import make_detect
+    from tracker.vision.stages import make_detect

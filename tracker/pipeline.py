@@ -206,7 +206,7 @@ class Pipeline:
 
     ``detect``: frame BGR -> detections with ``xy_px`` (K, 2), ``xy_mm`` (K, 2), ``cls`` (K,)
     and ``confidence`` (K,) (the detector and colour classifier); when it has ``stages``
-    (``shrink``, ``find``, ``classify``, as ``tracker.track_command.make_detect`` gives), the
+    (``shrink``, ``find``, ``classify``, as ``tracker.vision.stages.make_detect`` gives), the
     three are taken as three stages. The referee is fed a
     ``frame_start`` for ``players`` and every finished shot; its results become ``score`` and
     ``frame_end`` events.

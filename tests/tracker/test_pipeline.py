@@ -154,8 +154,8 @@ def test_knocked_camera_is_recalibrated(px):
     taken up again: its edges are not where they were)."""
     import cv2
 
-    from tracker.track_command import make_detect
     from tracker.video import read_frames
+    from tracker.vision.stages import make_detect
 
     clip = SAMPLES / "touching.mp4"
     meta, _ = read_truth(clip)
@@ -189,8 +189,8 @@ def test_run_ahead_gives_what_process_gives():
     frame through ``process``."""
     import cv2
 
-    from tracker.track_command import make_detect
     from tracker.video import read_frames
+    from tracker.vision.stages import make_detect
 
     clip = SAMPLES / "touching.mp4"
     meta, _ = read_truth(clip)
@@ -236,7 +236,7 @@ def test_a_clip_ending_on_frames_that_do_not_show_the_table_runs_to_its_end():
     """The lamps switched off for the last second of a clip (a dark picture to the end): each
     of those frames is blind, and the pipeline ends as any clip does, the later stages' state
     and the colour stage back from the worker process."""
-    from tracker.track_command import make_detect
+    from tracker.vision.stages import make_detect
 
     cal, meta, frames = _in_off_frames(lambda k, image: image // 12 if k >= 200 else image)
     pipe = Pipeline(cal, make_detect(cal), players=tuple(meta["players"]))
@@ -255,7 +255,7 @@ def test_the_lamps_dimmed_or_brightened_at_once_keep_the_table_in_view(dim):
     the end of the clip: the cloth is never relearnt from a frame that does not show it)."""
     import cv2
 
-    from tracker.track_command import make_detect
+    from tracker.vision.stages import make_detect
 
     cal, meta, frames = _in_off_frames(
         lambda k, image: cv2.convertScaleAbs(image, alpha=dim) if k >= 40 else image)
@@ -295,7 +295,7 @@ def test_a_break_off_under_lamps_dimmed_to_a_third_keeps_every_balls_identity():
     was lost on its way and 7 identities changed hands as the pack broke)."""
     import cv2
 
-    from tracker.track_command import make_detect
+    from tracker.vision.stages import make_detect
 
     cal, meta, frames = _in_off_frames(
         lambda k, image: cv2.convertScaleAbs(image, alpha=0.3) if k >= 60 else image,
@@ -316,7 +316,7 @@ def test_a_brighter_camera_keeps_the_brown_half_hidden_by_a_sleeve():
     ended as the sleeve went, the brown went on as a sixth red)."""
     import cv2
 
-    from tracker.track_command import make_detect
+    from tracker.vision.stages import make_detect
 
     cal, meta, frames = _in_off_frames(
         lambda k, image: cv2.convertScaleAbs(image, alpha=1.5), name="broadcast")
@@ -363,7 +363,7 @@ def test_the_light_changing_colour_over_a_second_leaves_the_score(name, gains):
 def _seen_counts(name: str, edit=lambda k, image: image) -> tuple[list[int], tuple]:
     """How many balls are seen on each frame of clip ``name`` through ``edit``, whether any
     frame was blind, and the score at its end."""
-    from tracker.track_command import make_detect
+    from tracker.vision.stages import make_detect
 
     cal, meta, frames = _in_off_frames(edit, name)
     pipe = Pipeline(cal, make_detect(cal), players=tuple(meta["players"]))
@@ -414,7 +414,7 @@ def test_a_picture_of_the_cloths_colour_without_the_cushions_is_not_the_table():
     """Three free gains could bring many a plain picture to the cloth's colour: a picture
     of the tinted cloth's colour alone, without the cushions' edges where the calibration
     puts them, is not the table; the tinted table itself is."""
-    from tracker.track_command import make_detect
+    from tracker.vision.stages import make_detect
 
     tint = _tinted((0.7, 1.0, 1.3), 0)
     cal, meta, frames = _in_off_frames(name="wrong_ball_first")
@@ -473,8 +473,8 @@ def _run_spliced(name: str, splice, clip: Path | None = None
     """A sample clip's frames (or those of the clip at ``clip``, with its truth) cut and
     spliced by ``splice`` (frames -> frames) through the pipeline, as ``cueball track`` runs
     it: (the clip's truth, the results, every event, the pipeline)."""
-    from tracker.track_command import make_detect
     from tracker.video import read_frames
+    from tracker.vision.stages import make_detect
 
     clip = clip or SAMPLES / f"{name}.mp4"
     meta, _ = read_truth(clip)
