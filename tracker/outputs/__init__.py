@@ -1,7 +1,7 @@
 """The sinks of the pipeline: what the match leaves behind and shows while it is played.
 
 - ``eventlog``: events.jsonl (``EventLog``, ``read_events``, ``resume_state`` for ``--resume``)
-  and tracks.csv (``TracksWriter``, ``read_tracks``), as CONTRACT.md describes them.
+  and tracks.csv (``TracksWriter``, ``read_tracks``), as docs/FORMATS.md describes them.
 - ``overlay``: ``draw_overlay(frame, scoreboard, trails, markers) -> frame``, the scoreboard,
   fading trails and shot markers drawn on the video.
 - ``live``: ``LiveServer``, a local page for streaming software, updated over Server-Sent Events.

@@ -1,4 +1,4 @@
-"""The match on disk: ``events.jsonl`` and ``tracks.csv`` (CONTRACT.md), and resuming from them.
+"""The match on disk: ``events.jsonl`` and ``tracks.csv`` (docs/FORMATS.md), and resuming from them.
 
     with EventLog("events.jsonl") as log:       # appends; a torn last line is cut off first
         log.write({"type": "shot_start", "frame": 120, "t": 2.0, "shot": 1})
@@ -330,7 +330,7 @@ def _rebuild_records(events: Sequence[Mapping[str, Any]],
 
 
 class TracksWriter:
-    """Writes tracks.csv (CONTRACT.md): ``frame,t,track_id,ball,x_mm,y_mm,x_px,y_px,state``, one
+    """Writes tracks.csv (docs/FORMATS.md): ``frame,t,track_id,ball,x_mm,y_mm,x_px,y_px,state``, one
     row per ball per frame, flushed frame by frame. ``state`` is ``seen``, ``predicted``,
     ``potted`` or ``off_table`` (positions left empty for the last two)."""
 

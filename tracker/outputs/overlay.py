@@ -72,7 +72,7 @@ class Scoreboard:
     @classmethod
     def from_score_event(cls, event: Mapping[str, Any], players: Sequence[str] | None = None,
                          best_of: int | None = None) -> Scoreboard:
-        """The board after a ``score`` event (CONTRACT.md; the referee's result dict also
+        """The board after a ``score`` event (docs/FORMATS.md; the referee's result dict also
         fits). ``players``: the two names (default "Player 1", "Player 2")."""
         names = tuple(players) if players else ("Player 1", "Player 2")
         if len(names) != 2:

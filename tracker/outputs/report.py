@@ -2,7 +2,7 @@
 
     html = build_report(events, players=("A", "B"), paths=BallPaths.from_tracks(read_tracks(p)))
 
-From the events of events.jsonl (CONTRACT.md): the players and the final score, each frame, the
+From the events of events.jsonl (docs/FORMATS.md): the players and the final score, each frame, the
 score progression (an SVG chart), the breaks (each one, the highest, centuries), the fouls, and a
 shot map per shot: the table in millimetres with the white's path, the other balls that moved,
 the contacts and the pots. Paths come from a tracks.csv (``BallPaths.from_tracks``) or a clip's

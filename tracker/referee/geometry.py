@@ -1,6 +1,6 @@
 """Snookered geometry and re-spotting on the table, in pure Python (no numpy).
 
-Table coordinates are the project's (CONTRACT.md): millimetres, ``x`` 0..1778 along the baulk
+Table coordinates are the project's (docs/FORMATS.md): millimetres, ``x`` 0..1778 along the baulk
 cushion, ``y`` 0..3569 from the baulk cushion to the top cushion. Balls are given as a mapping
 from a key (a track id such as ``red_07`` or a class such as ``pink``) to ``(x_mm, y_mm)``; the
 cue ball is the key ``white``.

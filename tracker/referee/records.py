@@ -1,4 +1,4 @@
-"""Typed shot records for the referee, checked when built (CONTRACT.md, "Shot records").
+"""Typed shot records for the referee, checked when built (docs/FORMATS.md, "Shot records").
 
 ``parse_record(dict) -> Record`` turns one JSON object into one of the records below and raises
 ValueError naming the bad field. Fields beyond the contract are marked "added".

@@ -5,7 +5,7 @@ with the Iranian federation's notes where they differ).
 
 ``state`` is a frozen ``MatchState`` (None before the first ``frame_start``); ``record`` is a
 record from ``tracker.referee.records`` or the JSON object it is parsed from; ``result`` is a
-frozen ``Result`` whose ``as_dict()`` is the ``score`` event of CONTRACT.md plus the fields listed
+frozen ``Result`` whose ``as_dict()`` is the ``score`` event of docs/FORMATS.md plus the fields listed
 on ``Result``. Nothing is mutated, nothing is read or written.
 
 Live use, one shot fact at a time::
@@ -133,7 +133,7 @@ class MatchState:
 
 @dataclass(frozen=True)
 class Result:
-    """What the referee says after one record: the ``score`` event of CONTRACT.md and more.
+    """What the referee says after one record: the ``score`` event of docs/FORMATS.md and more.
 
     ``points``: scored by the striker this stroke; ``foul``: None or {"points", "reason"};
     ``ball_on``: for the next stroke ("red", "colour" or a colour; None once the frame is over);
