@@ -5,8 +5,8 @@ with the Iranian federation's notes where they differ).
 
 ``state`` is a frozen ``MatchState`` (None before the first ``frame_start``); ``record`` is a
 record from ``tracker.referee.records`` or the JSON object it is parsed from; ``result`` is a
-frozen ``Result`` whose ``as_dict()`` is the ``score`` event of docs/FORMATS.md plus the fields listed
-on ``Result``. Nothing is mutated, nothing is read or written.
+frozen ``Result`` whose ``as_dict()`` is the ``score`` event of docs/FORMATS.md plus the fields
+listed on ``Result``. Nothing is mutated, nothing is read or written.
 
 Live use, one shot fact at a time::
 
