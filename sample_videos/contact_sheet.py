@@ -14,8 +14,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from tracker.io.video import read_frames
 from tracker.sim.truth import read_truth
-from tracker.video import read_frames
 
 HERE = Path(__file__).resolve().parent
 THUMB_W = 640

@@ -52,10 +52,10 @@ from calibration.calibrate import Calibration  # noqa: E402
 from calibration.camera import Camera  # noqa: E402
 from calibration.find import calibrate_video  # noqa: E402
 from calibration.specs import BALL_CLASSES, SNOOKER  # noqa: E402
-from tracker.colour import ColourClassifier  # noqa: E402
-from tracker.detect import BallDetector, DetectorConfig  # noqa: E402
+from tracker.io.video import read_frames  # noqa: E402
 from tracker.sim.truth import read_truth  # noqa: E402
-from tracker.video import read_frames  # noqa: E402
+from tracker.vision.colour import ColourClassifier  # noqa: E402
+from tracker.vision.detect import BallDetector, DetectorConfig  # noqa: E402
 
 SAMPLES = ROOT / "sample_videos"
 

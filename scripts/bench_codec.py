@@ -37,11 +37,11 @@ from calibration.camera import Camera, polygon_moments  # noqa: E402
 from calibration.cloth import find_cloth  # noqa: E402
 from calibration.height import ball_shapes  # noqa: E402
 from calibration.specs import SNOOKER  # noqa: E402
-from tracker.detect import BallDetector  # noqa: E402
+from tracker.io.video import VideoWriter, read_frames  # noqa: E402
 from tracker.sim.clip import DRAWN  # noqa: E402
 from tracker.sim.make import SCENARIOS, clip_spec  # noqa: E402
 from tracker.sim.render import Renderer  # noqa: E402
-from tracker.video import VideoWriter, read_frames  # noqa: E402
+from tracker.vision.detect import BallDetector  # noqa: E402
 
 FRAMES = 30
 SEEDS = (0, 1)

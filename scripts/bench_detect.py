@@ -9,7 +9,7 @@
    images where the count of every colour is exactly right, calibrating each image itself;
    and, with the first frames of the pool clips (``../shared/realdata/pool-8ball``), how many
    of each are told to be no snooker table (the balls far too big for it:
-   ``tracker.detect.not_snooker``).
+   ``tracker.vision.detect.not_snooker``).
 3. Speed: detection (and classification) frames per second at 1080p and 720p, beside
    decode-only speed of a sample clip when ``sample_videos/*.mp4`` exist.
 
@@ -34,11 +34,11 @@ from calibration.calibrate import Calibration  # noqa: E402
 from calibration.errors import InputError  # noqa: E402
 from calibration.find import calibrate_image  # noqa: E402
 from calibration.specs import BALL_CLASSES, SNOOKER  # noqa: E402
-from tracker.colour import ColourClassifier  # noqa: E402
-from tracker.detect import BallDetector, not_snooker  # noqa: E402
 from tracker.sim.render import Capsule, Look, Renderer  # noqa: E402
 from tracker.sim.scenarios import broadcast_camera, overhead_camera  # noqa: E402
 from tracker.sim.script import layout, standard_layout  # noqa: E402
+from tracker.vision.colour import ColourClassifier  # noqa: E402
+from tracker.vision.detect import BallDetector, not_snooker  # noqa: E402
 
 REALDATA = ROOT.parent / "shared" / "realdata" / "snooker-broadcast" / "Task1"
 POOL = ROOT.parent / "shared" / "realdata" / "pool-8ball"

@@ -70,11 +70,11 @@ sys.path.insert(0, str(ROOT))
 
 from calibration.errors import InputError  # noqa: E402
 from calibration.find import calibrate_video  # noqa: E402
-from tracker.detect import ready_kernels  # noqa: E402
+from tracker.io.video import read_frames  # noqa: E402
 from tracker.pipeline import Frame, Pipeline, file_frames  # noqa: E402
 from tracker.sim.detections import clip_from_truth_file  # noqa: E402
 from tracker.sim.truth import read_truth  # noqa: E402
-from tracker.video import read_frames  # noqa: E402
+from tracker.vision.detect import ready_kernels  # noqa: E402
 from tracker.vision.stages import make_detect  # noqa: E402
 
 SAMPLES = ROOT / "sample_videos"
@@ -124,8 +124,8 @@ def run_pipeline(path: Path, meta: dict, cal, overlay: bool, split: bool,
     events, n, states = [], 0, []
     writer = None
     if overlay:
-        from tracker.outputs.overlay import Scoreboard, draw_overlay
-        from tracker.video import VideoWriter
+        from tracker.io.video import VideoWriter
+        from tracker.render.overlay import Scoreboard, draw_overlay
 
         tmp = Path(tempfile.mkdtemp()) / "overlay.mp4"
         writer = VideoWriter(tmp, cal.image_size, fps, preset="veryfast", background=True)

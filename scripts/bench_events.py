@@ -26,10 +26,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tracker.shots import ShotConfig, ShotTracker  # noqa: E402
+from tracker.events.shots import ShotConfig, ShotTracker  # noqa: E402
 from tracker.sim.detections import TruthClip, clip_from_truth_file, synth_detections  # noqa: E402
 from tracker.sim.stress import EVENT_TYPES, stress_set  # noqa: E402
-from tracker.track import BallTracker, TrackerConfig  # noqa: E402
+from tracker.tracking.track import BallTracker, TrackerConfig  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_videos"
 TYPES = ("pot", "contact", "cushion", "jump", "touching")

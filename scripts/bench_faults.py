@@ -101,8 +101,8 @@ def session_processes(sid: int) -> list[int]:
 
 def outputs(out: Path) -> dict:
     """What a run left: its events, its tracks' rows, its overlay's readable frames."""
-    from tracker.outputs.eventlog import read_events
-    from tracker.video import count_frames
+    from tracker.io.eventlog import read_events
+    from tracker.io.video import count_frames
 
     rows = (out / "tracks.csv").read_text().splitlines()
     return {"events": read_events(out / "events.jsonl"), "tracks": rows,
@@ -162,10 +162,10 @@ def compare(alone: dict, resumed: dict) -> dict:
 
 def fault_point(clip: Path, out: Path, at_frame: int, sig: int, alone: dict) -> dict:
     """One point: killed at ``at_frame`` by ``sig``, resumed, compared with ``alone``."""
-    from tracker.outputs.eventlog import read_events, resume_state
+    from tracker.io.eventlog import read_events, resume_state
 
     killed = run_killed(clip, out, at_frame, sig)
-    from tracker.video import count_frames
+    from tracker.io.video import count_frames
 
     killed["overlay_killed"] = count_frames(out / "overlay.mp4")
     events = read_events(out / "events.jsonl")
@@ -182,7 +182,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--dir", default="/tmp/bench_faults")
     args = ap.parse_args()
-    from tracker.video import probe
+    from tracker.io.video import probe
 
     clip = ROOT / "sample_videos" / f"{args.clip}.mp4"
     base = Path(args.dir)

@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from tracker.outputs.overlay import (
+from tracker.render.overlay import (
     Marker,
     Scoreboard,
     draw_markers,

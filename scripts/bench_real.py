@@ -34,8 +34,8 @@ sys.path.insert(0, str(ROOT))
 
 from calibration.errors import InputError  # noqa: E402
 from calibration.find import calibrate_video  # noqa: E402
-from tracker.detect import not_snooker  # noqa: E402
 from tracker.pipeline import Pipeline, file_frames  # noqa: E402
+from tracker.vision.detect import not_snooker  # noqa: E402
 from tracker.vision.stages import make_detect  # noqa: E402
 
 REALDATA = ROOT.parent / "shared" / "realdata" / "snooker-broadcast"
@@ -113,7 +113,7 @@ class Run:
     pocket_number: dict[str, int] = field(default_factory=dict)
     fps: float = 0.0
     calib_s: float = 0.0
-    told: bool = False  # told to be no snooker table (``tracker.detect.not_snooker``)
+    told: bool = False  # told to be no snooker table (``tracker.vision.detect.not_snooker``)
 
 
 def run_clip(path: Path, max_frames: int | None = None) -> Run:

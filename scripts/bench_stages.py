@@ -30,13 +30,13 @@ sys.path.insert(0, str(ROOT))
 
 from calibration.find import calibrate_video  # noqa: E402
 from calibration.monitor import CalibrationMonitor  # noqa: E402
-from tracker.colour import ColourClassifier  # noqa: E402
-from tracker.detect import BallDetector  # noqa: E402
+from tracker.events.shots import ShotTracker  # noqa: E402
+from tracker.io.video import probe, read_frames  # noqa: E402
 from tracker.pipeline import Frame, Pipeline  # noqa: E402
-from tracker.shots import ShotTracker  # noqa: E402
 from tracker.sim.truth import read_truth  # noqa: E402
-from tracker.track import BallTracker  # noqa: E402
-from tracker.video import probe, read_frames  # noqa: E402
+from tracker.tracking.track import BallTracker  # noqa: E402
+from tracker.vision.colour import ColourClassifier  # noqa: E402
+from tracker.vision.detect import BallDetector  # noqa: E402
 from tracker.vision.lastlook import LastLook  # noqa: E402
 from tracker.vision.stages import make_detect  # noqa: E402
 

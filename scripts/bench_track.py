@@ -35,7 +35,7 @@ from tracker.sim.detections import (  # noqa: E402
     run_tracker,
     synth_detections,
 )
-from tracker.track import TableState, TrackerConfig  # noqa: E402
+from tracker.tracking.track import TableState, TrackerConfig  # noqa: E402
 
 DEFAULT_SCENARIOS = ("in_off", "jump_shot", "touching", "occlusion", "break_off",
                      "break_building")

@@ -41,10 +41,10 @@ from calibration.camera import Camera  # noqa: E402
 from calibration.errors import InputError  # noqa: E402
 from calibration.find import calibrate_video  # noqa: E402
 from calibration.specs import BALL_CLASSES  # noqa: E402
-from tracker.detect import ready_kernels  # noqa: E402
 from tracker.pipeline import file_frames  # noqa: E402
 from tracker.sim.detections import clip_from_truth_file  # noqa: E402
 from tracker.sim.truth import read_truth  # noqa: E402
+from tracker.vision.detect import ready_kernels  # noqa: E402
 
 SAMPLES = ROOT / "sample_videos"
 IN_PLAY = ("rest", "moving", "airborne")

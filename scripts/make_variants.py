@@ -32,8 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import tracker.sim.make as make  # noqa: E402
+from tracker.io.video import VideoWriter, probe, read_frames  # noqa: E402
 from tracker.sim.truth import truth_paths  # noqa: E402
-from tracker.video import VideoWriter, probe, read_frames  # noqa: E402
 
 SAMPLES = ROOT / "sample_videos"
 CRF = 26  # as the sample clips

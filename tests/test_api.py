@@ -27,7 +27,7 @@ def test_every_promised_name_imports():
 
 
 def test_the_referee_package_stays_free_of_numpy_and_opencv():
-    code = ("import sys, tracker.referee, tracker.events; "
+    code = ("import sys, tracker.rules, tracker.events; "
             "print('numpy' in sys.modules or 'cv2' in sys.modules)")
     import subprocess
 

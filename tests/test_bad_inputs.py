@@ -21,9 +21,9 @@ from calibration.calibrate import Calibration
 from calibration.errors import InputError
 from calibration.images import header_size, read_colour_image, read_image
 from calibration.synthetic import render_table, scene_cameras
-from tracker import checks
 from tracker.cli import main
-from tracker.outputs.eventlog import read_events, resume_state
+from tracker.io import checks
+from tracker.io.eventlog import read_events, resume_state
 
 ROOT = Path(__file__).resolve().parents[1]
 CLIP = ROOT / "sample_videos" / "in_off.mp4"  # 1920x1080

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from calibration.errors import InputError
-from tracker.batch import expand_inputs
 from tracker.cli import main
+from tracker.cli.batch import expand_inputs
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_videos"

@@ -72,7 +72,7 @@ def test_track_serves_the_live_page_while_it_runs(tmp_path, monkeypatch):
     import threading
     import urllib.request
 
-    from tracker.outputs import live
+    from tracker.render import live
 
     servers = []
     start = live.LiveServer.start

@@ -138,8 +138,8 @@ def test_an_interrupted_track_stops_in_one_line_and_keeps_its_outputs(tmp_path, 
     assert proc.returncode == status, err.decode()
     assert len(lines) == 1 and lines[0].startswith("cueball track: "), lines
     if when == "tracking":
-        from tracker.outputs.eventlog import read_events, read_tracks
-        from tracker.video import count_frames
+        from tracker.io.eventlog import read_events, read_tracks
+        from tracker.io.video import count_frames
 
         assert read_events(events)[0]["type"] == "calibrated"
         frames = sorted({f for tr in read_tracks(tracks).values() for f in tr.frame})
@@ -152,7 +152,7 @@ def _log_of(source: Path, path: Path) -> bytes:
     leaves it); its bytes."""
     import json
 
-    from tracker.video import source_identity
+    from tracker.io.video import source_identity
 
     events = [{"type": "calibrated", "frame": 0, "t": 0.0, "reprojection_error_mm": 0.5,
                "source": source_identity(str(source))},
@@ -208,7 +208,7 @@ def test_killed_and_resumed_runs_give_every_output_of_a_run_left_alone(tmp_path)
     import json
     import urllib.request
 
-    from tracker.video import count_frames
+    from tracker.io.video import count_frames
 
     bench = _bench()
     bench.run_whole(CLIP, tmp_path / "alone")

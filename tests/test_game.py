@@ -10,7 +10,7 @@ from calibration.errors import InputError
 from calibration.specs import BALL_CLASSES, SNOOKER
 from tracker.game import GAMES, game
 
-CASES = Path(__file__).resolve().parent / "referee" / "pool" / "cases"
+CASES = Path(__file__).resolve().parent / "rules" / "pool" / "cases"
 
 
 def test_snooker_is_followed_by_the_camera_with_its_table_and_balls():

@@ -93,8 +93,8 @@ def test_a_crowd_shot_spliced_into_a_clip_is_no_table():
     the crowd (a fit 10-14 mm off at the landmarks), but it is not covered by the cloth, so it
     is not taken; no frame of the cut is seen and the calibration in force stays the table's."""
     from calibration.find import calibrate_video
+    from tracker.io.video import read_frames
     from tracker.pipeline import Frame, Pipeline
-    from tracker.video import read_frames
     from tracker.vision.stages import make_detect
 
     crowd = next(im for k, im in enumerate(read_frames(REALDATA / "Task3" / "3.mp4"))

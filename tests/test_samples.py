@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from tracker.referee.snooker import Referee
+from tracker.io.video import probe
+from tracker.rules.snooker import Referee
 from tracker.sim.truth import read_truth
-from tracker.video import probe
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_videos"
 CLIPS = sorted(SAMPLES.glob("[!.]*.mp4"))

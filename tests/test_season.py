@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tracker.season import (
+from tracker.render.season import (
     COLUMNS,
     TABLES,
     index_html,

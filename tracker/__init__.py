@@ -18,7 +18,7 @@ Run it over frames from your own capture loop::
         index += 1
     events = pipeline.finish()                     # what the last frames left pending
 
-Names are loaded when first used, so ``import tracker.referee`` (pure Python) pulls in neither
+Names are loaded when first used, so ``import tracker.rules`` (pure Python) pulls in neither
 numpy nor OpenCV.
 """
 
@@ -38,11 +38,11 @@ _API = {
     "Pipeline": "tracker.pipeline",
     "file_frames": "tracker.pipeline",
     "make_detect": "tracker.vision.stages",
-    "TableState": "tracker.track",
-    "Referee": "tracker.referee.snooker",
-    "EventLog": "tracker.outputs.eventlog",
-    "read_events": "tracker.outputs.eventlog",
-    "read_tracks": "tracker.outputs.eventlog",
+    "TableState": "tracker.tracking.track",
+    "Referee": "tracker.rules.snooker",
+    "EventLog": "tracker.io.eventlog",
+    "read_events": "tracker.io.eventlog",
+    "read_tracks": "tracker.io.eventlog",
     "EventType": "tracker.events",
     "Event": "tracker.events",
     "parse_event": "tracker.events",
@@ -73,8 +73,8 @@ if TYPE_CHECKING:
     from calibration.calibrate import Calibration
     from tracker.api import calibrate
     from tracker.events import SCHEMA_VERSION, Event, EventType, parse_event
-    from tracker.outputs.eventlog import EventLog, read_events, read_tracks
+    from tracker.io.eventlog import EventLog, read_events, read_tracks
     from tracker.pipeline import Frame, FrameResult, Pipeline, file_frames
-    from tracker.referee.snooker import Referee
-    from tracker.track import TableState
+    from tracker.rules.snooker import Referee
+    from tracker.tracking.track import TableState
     from tracker.vision.stages import make_detect

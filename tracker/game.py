@@ -69,15 +69,15 @@ def _snooker_eyes() -> tuple[Any, tuple[str, ...]]:
 
 
 def _snooker() -> Game:
-    from tracker.referee import snooker
-    from tracker.referee.records import parse_record
+    from tracker.rules import snooker
+    from tracker.rules.records import parse_record
 
     return Game("snooker", "docs/RULES.md", lambda variant: snooker.Referee(), parse_record,
                 eyes=_snooker_eyes)
 
 
 def _pool(name: str) -> Game:
-    from tracker.referee.pool import VARIANTS, Referee, parse_record
+    from tracker.rules.pool import VARIANTS, Referee, parse_record
 
     return Game(name, "docs/POOL_RULES.md", lambda variant: Referee(name, variant),
                 parse_record, variants=tuple(VARIANTS))

@@ -2,7 +2,7 @@
 
 A chain of small stages; :class:`Pipeline` holds their state and turns one frame into that
 frame's table state and events. Sources (video files, cameras, streams) and sinks (event log,
-tracks, overlay) are chosen by the command line (``tracker.track_command``).
+tracks, overlay) are chosen by the command line (``tracker.cli.track``).
 """
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ from calibration.errors import InputError
 from calibration.monitor import CalibrationMonitor
 from calibration.specs import BALL_CLASSES, SnookerTableSpec
 from tracker.events import SCHEMA_VERSION
+from tracker.events.shots import ShotConfig, ShotTracker
 from tracker.game import GAMES, Game, game
-from tracker.outputs.eventlog import record_event
-from tracker.referee.snooker import Referee
-from tracker.shots import ShotConfig, ShotTracker
-from tracker.track import BallTracker, TableState, TrackerConfig
-from tracker.video import probe, read_ahead, read_frames
+from tracker.io.eventlog import record_event
+from tracker.io.video import probe, read_ahead, read_frames
+from tracker.rules.snooker import Referee
+from tracker.tracking.track import BallTracker, TableState, TrackerConfig
 
 
 @dataclass(frozen=True)

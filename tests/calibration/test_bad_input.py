@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from calibration.command import main
 from calibration.errors import InputError
 from calibration.find import calibrate_image, calibrate_source, calibrate_video
 from calibration.synthetic import render_table, scene_cameras
+from tracker.cli.calibrate import main
 
 
 def test_black_frame():

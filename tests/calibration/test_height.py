@@ -18,10 +18,10 @@ from calibration.height import (
 )
 from calibration.model import CameraModel, Observations
 from calibration.specs import SNOOKER
+from tracker.io.video import VideoWriter
 from tracker.sim.render import Renderer
 from tracker.sim.scenarios import overhead_camera
 from tracker.sim.script import layout
-from tracker.video import VideoWriter
 
 R = SNOOKER.ball_radius_mm
 

@@ -5,13 +5,13 @@ import json
 import numpy as np
 import pytest
 
+from tracker.io.video import probe, read_frames
 from tracker.sim.clip import ClipSpec, render_clip
 from tracker.sim.model import Strike
 from tracker.sim.render import Look
 from tracker.sim.scenarios import overhead_camera
 from tracker.sim.script import Script, layout
 from tracker.sim.truth import read_truth
-from tracker.video import probe, read_frames
 
 
 @pytest.fixture(scope="module")

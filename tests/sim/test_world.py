@@ -13,10 +13,10 @@ import pytest
 
 from calibration.camera import Camera
 from calibration.specs import SNOOKER
+from tracker.io.video import probe
 from tracker.sim.clip import ClipSpec, Lighting, render_clip
 from tracker.sim.render import Build, Look, Renderer
 from tracker.sim.world import KINDS, World, cut, make_world_clip, world_path
-from tracker.video import probe
 
 T = SNOOKER
 CX, CY = T.centre_x_mm, T.length_mm / 2

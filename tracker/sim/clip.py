@@ -11,11 +11,11 @@ import numpy as np
 
 from calibration.camera import Camera
 from calibration.specs import SNOOKER, SnookerTableSpec
+from tracker.io.video import VideoWriter
 from tracker.sim.model import BallState
 from tracker.sim.render import Build, Look, Renderer
 from tracker.sim.script import Timeline
 from tracker.sim.truth import BallTruth, write_truth
-from tracker.video import VideoWriter
 
 DRAWN = (BallState.ON_TABLE, BallState.AIRBORNE, BallState.IN_HAND)
 STATE_NAMES = {BallState.POTTED: "potted", BallState.OFF_TABLE: "off_table",

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from calibration.specs import BALL_CLASSES, SNOOKER
-from tracker.track import BallTracker, TableState, TrackerConfig
+from tracker.tracking.track import BallTracker, TableState, TrackerConfig
 
 # Event types the truth and the tracker both report.
 BALL_EVENTS = ("pot", "off_table", "respot", "white_placed")

@@ -70,7 +70,7 @@ def clip_spec(sc: Scenario, *, camera: str | None = None, resolution: str | None
 
 def referee_results(sc: Scenario, shots: list[dict]) -> list[dict]:
     """The referee's result after each shot of the clip (the prelude's are fed, not returned)."""
-    from tracker.referee.snooker import Referee
+    from tracker.rules.snooker import Referee
 
     ref = Referee()
     ref.feed(sc.frame_start())

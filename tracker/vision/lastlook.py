@@ -12,7 +12,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from tracker import kernels
+from tracker.vision import kernels
 
 # a change of the light's colour (a camera's white balance, lamps of another colour): one of the
 # cloth's B, G, R changed by this share more than the three on average, and by this many of its

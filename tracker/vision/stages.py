@@ -16,7 +16,7 @@ class ColourStage:
     very same answer. A plain object, so that a pipeline can hand it to another process."""
 
     def __init__(self):
-        from tracker.colour import ColourClassifier
+        from tracker.vision.colour import ColourClassifier
 
         self.classifier = ColourClassifier()
         self._last: tuple = (None, None)  # the last detections and their classification
@@ -36,7 +36,7 @@ def make_detect(cal: Calibration):
     ``shrink`` gave it, or None -> the detections and the cloth model they were found against)
     and ``classify`` (a ``ColourStage``: what ``find`` gave -> classified Detections), the last
     two in frame order."""
-    from tracker.detect import BallDetector
+    from tracker.vision.detect import BallDetector
 
     detector = BallDetector(cal)
     classify = ColourStage()

@@ -1,0 +1,7 @@
+"""python -m tracker.cli"""
+
+import sys
+
+from tracker.cli import main
+
+sys.exit(main())
