@@ -55,16 +55,27 @@ def alive(pid: int) -> bool:
     return stat[stat.rindex(")") + 2] != "Z"
 
 
-def wait_for_worker(proc: subprocess.Popen, timeout: float = 120.0) -> int:
-    """The tracking worker process of ``proc``, once it has been started."""
+def descendants(pid: int) -> list[int]:
+    """The live processes under ``pid`` (its children, theirs, ...)."""
+    out, todo = [], [pid]
+    while todo:
+        kids = children(todo.pop())
+        out += kids
+        todo += kids
+    return out
+
+
+def wait_for_worker(proc: subprocess.Popen, tracks: Path, timeout: float = 120.0) -> list[int]:
+    """The processes under ``proc`` once it is tracking (``tracks`` has rows of two frames)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         assert proc.poll() is None, proc.stderr.read().decode()
-        kids = children(proc.pid)
-        if kids:
-            return kids[0]
+        if tracks.exists() and len(tracks.read_text().splitlines()) > 30:
+            kids = descendants(proc.pid)
+            if kids:
+                return kids
         time.sleep(0.05)
-    raise AssertionError("no worker process started")
+    raise AssertionError("the run did not start tracking")
 
 
 def read_to_eof(stream, timeout: float) -> bytes | None:
@@ -86,8 +97,8 @@ def test_a_killed_track_leaves_no_process_and_its_pipes_end(tmp_path, sig):
     proc = track(str(CLIP), "--events", str(tmp_path / "e.jsonl"),
                  "--tracks", str(tmp_path / "t.csv"), "--page", "0")
     try:
-        worker = wait_for_worker(proc)
-        time.sleep(1.0)  # well into the frames
+        workers = wait_for_worker(proc, tmp_path / "t.csv")
+        time.sleep(0.5)  # well into the frames
         proc.send_signal(sig)
         # a caller waiting on the command's output sees its end: no process holds the pipes
         assert read_to_eof(proc.stdout, 10.0) is not None, "stdout held open after the kill"
@@ -95,9 +106,9 @@ def test_a_killed_track_leaves_no_process_and_its_pipes_end(tmp_path, sig):
         assert err is not None, "stderr held open after the kill"
         proc.wait(timeout=10)
         deadline = time.monotonic() + 10
-        while alive(worker) and time.monotonic() < deadline:
+        while any(map(alive, workers)) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not alive(worker), "the worker outlived the command"
+        assert not any(map(alive, workers)), "a worker outlived the command"
         # nor is the page's port held: the next run may serve on it
         port = int(re.search(r"live scoreboard page: http://[^:]+:(\d+)/", err.decode())[1])
         with socket.socket() as again:
@@ -126,8 +137,8 @@ def test_an_interrupted_track_stops_in_one_line_and_keeps_its_outputs(tmp_path, 
                 time.sleep(0.01)
             time.sleep(0.3)
         else:
-            wait_for_worker(proc)
-            time.sleep(1.5)
+            wait_for_worker(proc, tracks)
+            time.sleep(0.5)
         proc.send_signal(sig)
         out, err = proc.communicate(timeout=60)
     finally:

@@ -434,13 +434,11 @@ class Pipeline:
         to it (nothing when they are the very same as the frame before's), with the colour
         stage and the calibration when they changed; the worker's results come back in frame
         order, and its stages' state at the end."""
-        forked = "fork" in multiprocessing.get_all_start_methods()
-        ctx = multiprocessing.get_context("fork" if forked else "spawn")
+        ctx = _worker_context()
         worker_in, outbox = ctx.Pipe(duplex=False)  # (reading end, writing end)
         inbox, worker_out = ctx.Pipe(duplex=False)
         worker = ctx.Process(target=_follow_in_worker, args=(self._follower, worker_in,
-                                                             worker_out,
-                                                             os.getpid() if forked else None),
+                                                             worker_out),
                              name="cueball-follow", daemon=True)
         worker.start()
         worker_in.close()
@@ -1020,7 +1018,20 @@ def _same(a, b) -> bool:
             and all(x is y for x, y in zip(a, b)))
 
 
-def _follow_in_worker(follower: _Follower, inbox, outbox, parent: int | None) -> None:
+def _worker_context():
+    """How the worker process is started: from a fork server (a process started afresh, with
+    no threads, that forks each worker), where the platform has one; a fork of a process whose
+    other threads hold native resources (a decoder's, a scaler's) may hang in the child as it
+    lets go of them. Elsewhere afresh."""
+    methods = multiprocessing.get_all_start_methods()
+    if "forkserver" in methods:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["tracker.pipeline"])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def _follow_in_worker(follower: _Follower, inbox, outbox) -> None:
     """A worker process of ``Pipeline.run``: each frame's detections from ``inbox``, classified
     by the colour stage sent with them, if any, through ``follower``, the results to ``outbox``
     (a part sent as None is as the frame before's); at the end (None), the follower itself and
@@ -1029,8 +1040,8 @@ def _follow_in_worker(follower: _Follower, inbox, outbox, parent: int | None) ->
     (``_bound_to_parent``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if parent is not None:  # forked: it holds what the parent held
-        _bound_to_parent(parent, (inbox.fileno(), outbox.fileno()))
+    # forked from the fork server: it holds what the server held
+    _bound_to_parent(os.getppid(), (inbox.fileno(), outbox.fileno()))
     found = classify = None
     try:
         while (item := inbox.recv()) is not None:
