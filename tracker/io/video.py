@@ -254,8 +254,8 @@ def _open(path: str | os.PathLike):
         raise InputError(f"{p}: no such file")
     try:
         container = av.open(str(p))
-    except (av.error.FFmpegError, OSError) as exc:
-        raise InputError(f"{p}: not a readable video ({exc})") from None
+    except (av.error.FFmpegError, OSError):
+        raise InputError(f"cannot open {p} as a video") from None
     if not container.streams.video:
         container.close()
         raise InputError(f"{p}: has no video stream")
