@@ -242,6 +242,7 @@ class Pipeline:
     blind_check_s: float = 5.0
 
     def __post_init__(self):
+        start_worker_server()  # ready by the time ``run`` needs a worker
         if self.game is None:
             self.game = game("snooker")
         if not self.game.tracked:
@@ -1029,6 +1030,16 @@ def _worker_context():
         ctx.set_forkserver_preload(["tracker.pipeline"])
         return ctx
     return multiprocessing.get_context("spawn")
+
+
+def start_worker_server() -> None:
+    """Starts the fork server the worker processes come from, if the platform has one, so that
+    its start (loading the stages' modules) overlaps the caller's own work (calibrating)."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        _worker_context()
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
 
 
 def _follow_in_worker(follower: _Follower, inbox, outbox) -> None:

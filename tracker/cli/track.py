@@ -181,7 +181,7 @@ def _run(args: argparse.Namespace, stop: _Stop) -> int:
         resume_state,
     )
     from tracker.io.video import other_source, source_identity
-    from tracker.pipeline import LiveSource, Pipeline, file_frames
+    from tracker.pipeline import LiveSource, Pipeline, file_frames, start_worker_server
     from tracker.render.overlay import (
         BOARD_EVENTS,
         Scoreboard,
@@ -215,6 +215,7 @@ def _run(args: argparse.Namespace, stop: _Stop) -> int:
         if isinstance(first, dict) and (why := other_source(first, identity)):
             raise InputError(f"{events_path}: the log of another source ({why}); give it its "
                              f"own source or another --events")
+    start_worker_server()  # it loads the stages' modules while the table is found
     cal = _calibrate(args, source)
     if args.calibration and not live:
         checks.calibration_fits(cal, args.calibration, source)
