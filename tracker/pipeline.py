@@ -470,11 +470,11 @@ class Pipeline:
                     if part is not None:  # a blind frame's nothing leaves the worker's as is
                         sent[k] = part
                 message.append(seen.blind)
-                outbox.send(tuple(message))
+                _send(outbox, tuple(message), inbox, worker)
                 pending.append((frame, seen.blind))
                 while pending and (len(pending) > depth or inbox.poll()):
                     yield result()
-            outbox.send(None)
+            _send(outbox, None, inbox, worker)
             while pending:
                 yield result()
             end()
@@ -1099,6 +1099,16 @@ def _bound_to_parent(parent: int, keep: tuple[int, ...]) -> None:
         if fd >= low:
             os.closerange(low, fd)
             low = fd + 1
+
+
+def _send(outbox, message, inbox, worker) -> None:
+    """``message`` to the worker process; if it has stopped, what it said before it went (the
+    error it raised) is raised instead of the broken pipe."""
+    try:
+        outbox.send(message)
+    except (BrokenPipeError, ConnectionResetError):
+        while True:
+            _received(inbox, worker)  # raises its error, or that it stopped
 
 
 def _received(inbox, worker):
