@@ -242,7 +242,6 @@ class Pipeline:
     blind_check_s: float = 5.0
 
     def __post_init__(self):
-        start_worker_server()  # ready by the time ``run`` needs a worker
         if self.game is None:
             self.game = game("snooker")
         if not self.game.tracked:
