@@ -3,7 +3,18 @@ import math
 import numpy as np
 import pytest
 
-from calibration.specs import POCKETS, POOL_7FT, POOL_8FT, POOL_9FT, SNOOKER, SnookerTableSpec
+from calibration.specs import (
+    POCKETS,
+    POOL_7FT,
+    POOL_8FT,
+    POOL_9FT,
+    POOL_CUSHIONS,
+    POOL_POCKETS,
+    SNOOKER,
+    SnookerTableSpec,
+    pool_colour,
+    pool_kind,
+)
 
 
 def test_rule_numbers():
@@ -57,3 +68,41 @@ def test_in_d():
 def test_pool_tables_are_two_to_one():
     for t in (POOL_7FT, POOL_8FT, POOL_9FT):
         assert t.length_mm == pytest.approx(2 * t.width_mm)
+
+
+def test_pool_tables_have_eighteen_sights_off_the_cushion_noses():
+    for t in (POOL_7FT, POOL_8FT, POOL_9FT):
+        s = t.sights_mm
+        assert s.shape == (18, 2)
+        outside = (s[:, 0] < 0) | (s[:, 0] > t.width_mm) | (s[:, 1] < 0) | (s[:, 1] > t.length_mm)
+        assert outside.all()
+        # no sight on the side pockets' line
+        assert not np.any(np.isclose(s[:, 1], t.length_mm / 2))
+
+
+def test_pool_pockets_mouths_are_the_wpa_ones_and_cushions_join_them():
+    t = POOL_9FT
+    assert set(t.pockets) == set(POOL_POCKETS) and set(t.cushions_mm) == set(POOL_CUSHIONS)
+    assert t.pockets["head_left"].mouth_mm == pytest.approx(t.corner_mouth_mm)
+    assert t.pockets["side_right"].mouth_mm == pytest.approx(t.side_mouth_mm)
+    (ax, ay), (bx, by) = t.cushions_mm["head"]
+    assert ay == by == 0 and bx - ax == pytest.approx(t.width_mm - 2 * t.corner_mouth_mm / 2 ** 0.5)
+
+
+@pytest.mark.parametrize("game,n", [("8ball", 15), ("14.1", 15), ("9ball", 9), ("10ball", 10)])
+def test_pool_racks_are_tight_and_start_on_the_foot_spot(game, n):
+    rack = POOL_9FT.rack_mm(game)
+    assert len(rack) == n
+    pts = np.array(list(rack.values()))
+    d = np.hypot(*(pts[:, None] - pts[None]).transpose(2, 0, 1))
+    np.fill_diagonal(d, np.inf)
+    assert d.min() == pytest.approx(POOL_9FT.ball_diameter_mm)
+    assert rack["1"] == pytest.approx(POOL_9FT.foot_spot_mm)
+
+
+def test_pool_ball_kinds_and_colours():
+    assert [pool_kind(b) for b in ("cue", "1", "7", "8", "9", "15")] == [
+        "cue", "solid", "solid", "eight", "stripe", "stripe"]
+    assert pool_colour("11") == pool_colour("3") == "red" and pool_colour("cue") == "white"
+    with pytest.raises(ValueError):
+        pool_kind("16")
