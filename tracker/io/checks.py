@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from calibration.errors import InputError
@@ -72,3 +74,15 @@ def calibration_fits(cal, cal_path, source: str) -> None:
         cw, ch = cal.image_size
         raise InputError(f"calibration {cal_path} is for {cw}x{ch} images but {source} is "
                          f"{w}x{h}")
+
+
+@contextmanager
+def named(path: str | os.PathLike) -> Iterator[None]:
+    """An OSError raised inside without a file name (a write to a full disk, a drive gone) is
+    raised again naming ``path``, so that its one-line error says which output failed."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None or exc.errno is None:
+            raise
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc

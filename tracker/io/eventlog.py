@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from calibration.errors import InputError
+from tracker.io.checks import named
 from tracker.io.eventcheck import check_event
 
 TRACK_COLUMNS = ("frame", "t", "track_id", "ball", "x_mm", "y_mm", "x_px", "y_px", "state")
@@ -98,8 +99,9 @@ class EventLog:
                 raise ValueError(f"an event needs a {key!r} field, got keys {sorted(event)}")
         line = (_dumps(event) + "\n").encode()
         # one write call per line, so a crash leaves at most one torn line
-        while line:
-            line = line[os.write(self._fd, line):]
+        with named(self.path):
+            while line:
+                line = line[os.write(self._fd, line):]
         self.count += 1
         if self.sync == "each":
             self._datasync(self._fd)
@@ -344,8 +346,9 @@ class TracksWriter:
         self._fh = open(self.path, mode, newline="", encoding="utf-8")  # noqa: SIM115
         self._w = csv.writer(self._fh, lineterminator="\n")
         if header:
-            self._w.writerow(TRACK_COLUMNS)
-            self._fh.flush()
+            with named(self.path):
+                self._w.writerow(TRACK_COLUMNS)
+                self._fh.flush()
         self.rows = 0
 
     def write_frame(self, frame: int, t: float, track_ids: Sequence[str], balls: Sequence[str],
@@ -357,9 +360,10 @@ class TracksWriter:
             raise ValueError(f"write_frame needs N={n} classes, (N, 2) xy_mm and xy_px and N "
                              f"states; got {len(balls)}, {len(xy_mm)}, {len(xy_px)}, "
                              f"{len(states)}")
-        for i in range(n):
-            self._row(frame, t, track_ids[i], balls[i], xy_mm[i], xy_px[i], states[i])
-        self._fh.flush()
+        with named(self.path):
+            for i in range(n):
+                self._row(frame, t, track_ids[i], balls[i], xy_mm[i], xy_px[i], states[i])
+            self._fh.flush()
 
     def write_row(self, frame: int, t: float, track_id: str, ball: str, xy_mm, xy_px,
                   state: str) -> None:
@@ -381,7 +385,8 @@ class TracksWriter:
 
     def close(self) -> None:
         if not self._fh.closed:
-            self._fh.close()
+            with named(self.path):
+                self._fh.close()
 
     def __enter__(self) -> TracksWriter:
         return self
@@ -452,6 +457,9 @@ def read_tracks(path: str | os.PathLike) -> dict[str, Track]:
                 px = _pair(row["x_px"], row["y_px"])
             except (TypeError, ValueError):
                 continue  # a torn row
+            if not all(math.isfinite(v) for v in (t, *(mm or ()), *(px or ()))):
+                raise InputError(f"{p}: line {reader.line_num}: a time or position that is not "
+                                 f"a finite number")
             if row["state"] not in TRACK_STATES:
                 continue
             tr = tracks.get(row["track_id"])

@@ -15,6 +15,7 @@ import numpy as np
 from av.video.reformatter import VideoReformatter
 
 from calibration.errors import InputError
+from tracker.io.checks import named
 
 
 class VideoWriter:
@@ -67,11 +68,12 @@ class VideoWriter:
         if (w, h) != self.size or frame_bgr.dtype != np.uint8:
             raise ValueError(f"frame must be uint8 {self.size[0]}x{self.size[1]}, got "
                              f"{frame_bgr.dtype} {w}x{h}")
-        if self._queue is None:
-            self._encode(frame_bgr)
-        else:
-            self._raise()
-            self._queue.put(frame_bgr)
+        with named(self.path):
+            if self._queue is None:
+                self._encode(frame_bgr)
+            else:
+                self._raise()
+                self._queue.put(frame_bgr)
         self.frames += 1
 
     def _encode(self, frame_bgr: np.ndarray | None) -> None:
@@ -98,14 +100,15 @@ class VideoWriter:
             raise exc
 
     def close(self) -> None:
-        try:
-            if self._queue is not None:
-                self._queue.put(None)
-                self._thread.join()
-                self._raise()
-            self._encode(None)
-        finally:
-            self._container.close()
+        with named(self.path):
+            try:
+                if self._queue is not None:
+                    self._queue.put(None)
+                    self._thread.join()
+                    self._raise()
+                self._encode(None)
+            finally:
+                self._container.close()
 
     def __enter__(self) -> VideoWriter:
         return self
