@@ -37,7 +37,7 @@ def test_an_unknown_game_or_variant_is_one_line_naming_the_known_ones():
         game("carrom")
     with pytest.raises(InputError, match="known: none"):
         game("snooker").referee("bar")
-    assert set(GAMES) == {"snooker", "8ball", "9ball", "10ball", "14.1"}
+    assert set(GAMES) == {"snooker", "8ball", "9ball", "10ball", "14.1", "shootout"}
 
 
 def test_the_pipeline_follows_a_game_the_camera_knows_and_refuses_one_it_does_not():

@@ -76,6 +76,13 @@ def _snooker() -> Game:
                 eyes=_snooker_eyes)
 
 
+def _shootout() -> Game:
+    from tracker.rules import shootout
+
+    return Game("shootout", "docs/RULES.md", lambda variant: shootout.Referee(),
+                shootout.parse_record, eyes=_snooker_eyes)
+
+
 def _pool(name: str) -> Game:
     from tracker.rules.pool import VARIANTS, Referee, parse_record
 
@@ -90,6 +97,7 @@ GAMES: dict[str, Callable[[], Game]] = {
     "9ball": lambda: _pool("9ball"),
     "10ball": lambda: _pool("10ball"),
     "14.1": lambda: _pool("14.1"),
+    "shootout": _shootout,
 }
 
 

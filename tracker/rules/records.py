@@ -29,19 +29,23 @@ BALL_ON_FOULS = frozenset({
     # English S3 R11(a) "causing a snooker with free ball" (seed 003 S3 R12 names the foul)
     "snookered_behind_free_ball",
     "played_out_of_turn",  # S3 R3(k); English S3 R11(a) "striking out of turn"
+    "no_cushion",  # Shoot Out rules: no ball potted and none touched a cushion
 })
 # S3 R11(b): fouls valued at the higher of the ball on and the ball concerned (at least 4).
 HIGHER_VALUE_FOULS = frozenset({
     "balls_not_at_rest", "wrong_ball_first", "potted_ball_not_on", "push_stroke",
     "touched_ball", "ball_off_table", "free_ball_not_hit_first", "simultaneous_hit",
 })
+# Shoot Out rules: the shot clock's time foul, five points or the ball on's value if higher.
+TIME_FOULS = frozenset({"shot_clock"})
+TIME_FOUL_VALUE = 5
 # Every reason a record's ``foul`` may carry; any other is an input error.
-FOUL_REASONS = FIXED_SEVEN_FOULS | BALL_ON_FOULS | HIGHER_VALUE_FOULS
+FOUL_REASONS = FIXED_SEVEN_FOULS | BALL_ON_FOULS | HIGHER_VALUE_FOULS | TIME_FOULS
 
 
 RULESETS = ("wpbsa", "iran")
 CAMERA_FIELDS = ("struck", "disturbed", "fell_from_edge", "simultaneous_contact", "push_stroke",
-                 "push_confidence", "t_rest", "t_strike", "t_end")
+                 "push_confidence", "t_rest", "t_strike", "t_end", "cushioned")
 DECISIONS = ("play", "put_back", "replace")
 
 
@@ -86,7 +90,8 @@ class Shot:
     white hit at the same moment as ``first_contact``; ``push_stroke`` the camera's push-stroke
     flag and ``push_confidence`` (0 to 1) its confidence. Times (added, seconds in the source):
     ``t_rest`` the balls came to rest before the stroke, ``t_strike`` the white was struck,
-    ``t_end`` the balls came to rest after it.
+    ``t_end`` the balls came to rest after it. ``cushioned`` (added): the balls, the white
+    among them, that touched a cushion during the stroke (None: not known).
     """
 
     first_contact: str | None = None
@@ -111,6 +116,7 @@ class Shot:
     t_rest: float | None = None
     t_strike: float | None = None
     t_end: float | None = None
+    cushioned: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -234,6 +240,8 @@ def _camera_fields(d: Mapping[str, Any], first_contact: Any) -> dict[str, Any]:
         out["simultaneous_contact"] = _ball(sim, "simultaneous_contact")
     if d.get("push_stroke") is not None:
         out["push_stroke"] = _opt_bool(d["push_stroke"], "push_stroke")
+    if d.get("cushioned") is not None:
+        out["cushioned"] = _balls(d["cushioned"], "cushioned")
     conf = d.get("push_confidence")
     if conf is not None:
         if (not isinstance(conf, (int, float)) or isinstance(conf, bool)

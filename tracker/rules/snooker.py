@@ -34,6 +34,8 @@ from tracker.rules.records import (
     BALL_ON_FOULS,
     FIXED_SEVEN_FOULS,
     HIGHER_VALUE_FOULS,
+    TIME_FOUL_VALUE,
+    TIME_FOULS,
     Claim,
     Concede,
     Decision,
@@ -334,6 +336,8 @@ def _record_fouls(shot: Shot, bov: int | None) -> list[tuple[int, str]]:
             out.append((penalty(bov), fo.reason))
         elif fo.reason in HIGHER_VALUE_FOULS:
             out.append((penalty(bov, VALUES[fo.ball] if fo.ball else None), fo.reason))
+        elif fo.reason in TIME_FOULS:
+            out.append((penalty(bov, TIME_FOUL_VALUE), fo.reason))
         else:
             raise ValueError(f"unknown foul reason {fo.reason!r}")
     return out
