@@ -35,20 +35,23 @@ from tracker.io.video import probe, read_frames  # noqa: E402
 from tracker.pipeline import Frame, Pipeline  # noqa: E402
 from tracker.sim.truth import read_truth  # noqa: E402
 from tracker.tracking.track import BallTracker  # noqa: E402
+from tracker.vision.cloth import ClothLearner  # noqa: E402
 from tracker.vision.colour import ColourClassifier  # noqa: E402
 from tracker.vision.detect import BallDetector  # noqa: E402
+from tracker.vision.discs import BlobDiscs  # noqa: E402
 from tracker.vision.lastlook import LastLook  # noqa: E402
+from tracker.vision.refine import Refiner  # noqa: E402
 from tracker.vision.stages import make_detect  # noqa: E402
 
 SAMPLES = ROOT / "sample_videos"
 # (label, class, method); the indent of a label shows what it is part of
 STAGES = [("detection", BallDetector, "detect"),
           ("  change search", LastLook, "changed"),
-          ("  cloth relearning", BallDetector, "_learn_cloth"),
+          ("  cloth relearning", ClothLearner, "learn"),
           ("  look", BallDetector, "_balls_in_window"),
           ("    candidates", BallDetector, "_candidates"),
-          ("      blob discs", BallDetector, "_explain_blob"),
-          ("    refinement", BallDetector, "_refine"),
+          ("      blob discs", BlobDiscs, "explain"),
+          ("    refinement", Refiner, "refine"),
           ("colour", ColourClassifier, "classify"),
           ("tracker", BallTracker, "update"),
           ("shots", ShotTracker, "update"),
@@ -122,7 +125,7 @@ def main(argv=None) -> None:
     for c in args.clips:
         if not (SAMPLES / f"{c}.mp4").exists():
             p.error(f"{c}: no such sample clip in {SAMPLES}")
-    BallDetector._relearner = lambda self: InlineThread()
+    ClothLearner._relearner = lambda self: InlineThread()
     if args.opencv_threads > 0:
         cv2.setNumThreads(args.opencv_threads)
     spent: dict[str, float] = {}

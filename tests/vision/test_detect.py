@@ -22,16 +22,15 @@ from tracker.sim.render import Capsule, Renderer
 from tracker.sim.scenarios import overhead_camera
 from tracker.sim.script import SKIN_BGR, SLEEVE_BGR, layout, standard_layout
 from tracker.sim.truth import read_truth
+from tracker.vision.cloth import _RELEARN_LAG, ClothLearner
 from tracker.vision.colour import ColourClassifier
-from tracker.vision.detect import (
-    _RELEARN_LAG,
-    BallDetector,
-    Detections,
-    DetectorConfig,
-    _streak_centre,
-)
+from tracker.vision.detect import BallDetector, Detections, DetectorConfig
+from tracker.vision.discs import BlobDiscs, _streak_centre
 from tracker.vision.kernels import circles as _circles
 from tracker.vision.lastlook import brightest_channel
+from tracker.vision.memory import LastAnswers
+from tracker.vision.search import ChangeSearch
+from tracker.vision.size import BallSize
 
 R = SNOOKER.ball_radius_mm
 REALDATA = Path(__file__).resolve().parents[2].parent / "shared" / "realdata"
@@ -184,6 +183,7 @@ def test_what_depends_on_the_camera_alone_is_made_before_the_first_frame(overhea
     first frame (the whole table looked at, the cloth learnt) finds every ball without
     making any of them again."""
     import tracker.vision.detect as detect_module
+    import tracker.vision.geometry as geometry_module
 
     cam, renderer, cal = overhead
     b = standard_layout()
@@ -195,8 +195,8 @@ def test_what_depends_on_the_camera_alone_is_made_before_the_first_frame(overhea
     def made_again(*args, **kwargs):
         raise AssertionError("made on the first frame")
 
-    monkeypatch.setattr(BallDetector, "_prepared", made_again)
-    monkeypatch.setattr(detect_module, "_grid_points", made_again)
+    monkeypatch.setattr(detect_module, "prepare_frame", made_again)
+    monkeypatch.setattr(geometry_module, "_grid_points", made_again)
     d = det.detect(frame)
     assert (vis >= 0.5).all() and len(d) == len(b.classes)
 
@@ -258,7 +258,7 @@ def test_lone_white_and_black_balls_are_placed_by_their_lightness_edge(overhead,
     they stand off the cloth in lightness, which the codec keeps at full resolution, so their
     lightness edge places them nearer than their colour does (the colour's outline and
     centroid, at half resolution)."""
-    import tracker.vision.detect as detect
+    import tracker.vision.refine as refine
 
     cam, renderer, cal = overhead
     frames, truth = [], []
@@ -286,7 +286,7 @@ def test_lone_white_and_black_balls_are_placed_by_their_lightness_edge(overhead,
         return float(np.median(err))
 
     by_edge = median_error()
-    monkeypatch.setattr(detect, "_ACHROMATIC", 0.0)  # no ball is taken for white or black
+    monkeypatch.setattr(refine, "_ACHROMATIC", 0.0)  # no ball is taken for white or black
     by_colour = median_error()
     assert by_edge < 0.42 and by_edge < 0.8 * by_colour, (by_edge, by_colour)
 
@@ -339,10 +339,10 @@ def test_a_moving_balls_own_blur_ahead_and_behind_it_is_no_cue_over_it(overhead,
     moved on the way it was going. A disc in the cue following the white through is behind
     where the white was."""
     det = BallDetector(overhead[2])
-    det._before, det._last = _answer(before), _answer(last)
+    det.answers.before, det.answers.last = _answer(before), _answer(last)
     opposite = np.zeros((1, 4), bool)
     opposite[0, pair] = True
-    assert det._own_blur(np.array([now], float), np.array([12.0]), opposite)[0] == blur
+    assert det.answers.own_blur(np.array([now], float), np.array([12.0]), opposite)[0] == blur
 
 
 def test_a_disc_on_a_bar_lying_across_the_table_is_not_a_ball(overhead):
@@ -356,7 +356,7 @@ def test_a_disc_on_a_bar_lying_across_the_table_is_not_a_ball(overhead):
     det.detect(frame)
     prep = det._prepare(frame.shape[1], frame.shape[0])
     on_shaft = cam.project(np.array([[900.0, 1450.0, 8.0]]))
-    _, _, _, ok, _ = det._refine(frame, on_shaft, det._radius_at(on_shaft, prep), prep)
+    _, _, _, ok, _ = det.refiner.refine(frame, on_shaft, det._radius_at(on_shaft, prep), prep)
     assert not ok[0]
 
 
@@ -403,7 +403,7 @@ def test_a_round_thing_against_the_sleeve_is_a_ball_unless_of_skins_colour(overh
     det.detect(frame)
     prep = det._prepare(frame.shape[1], frame.shape[0])
     at = cam.project(np.array([[250.0, y, R]]))
-    _, cover, _, ok, _ = det._refine(frame, at, det._radius_at(at, prep), prep)
+    _, cover, _, ok, _ = det.refiner.refine(frame, at, det._radius_at(at, prep), prep)
     assert cover[0] > 0.9 and ok[0] == (what == "red")
 
 
@@ -425,7 +425,7 @@ def test_the_colour_of_a_ball_beyond_the_cue_by_it_is_not_the_balls_own():
     on (a knuckle's into its hand), so little of the blob around the disc is alike; a disc in
     a hand of its own colour is still all alike."""
     from tracker.vision import kernels
-    from tracker.vision.detect import _ALIKE_LAB, _ALIKE_SHARE
+    from tracker.vision.discs import _ALIKE_LAB, _ALIKE_SHARE
 
     r, p = 8.0, np.array([30.0, 24.0])
     yy, xx = np.mgrid[0:60, 0:60]
@@ -522,7 +522,7 @@ def test_changes_searched_in_boxes_find_what_the_whole_window_finds(monkeypatch)
     """The sample clip ``break_off`` (the balls spreading over the table, changes all over it):
     each cluster of change searched in a box of its own gives, frame by frame, the very
     detections of a search of the whole window around every change."""
-    import tracker.vision.detect as detect
+    import tracker.vision.search as search
 
     clip = Path(__file__).resolve().parents[2] / "sample_videos" / "break_off.mp4"
     meta, _ = read_truth(clip)
@@ -534,7 +534,7 @@ def test_changes_searched_in_boxes_find_what_the_whole_window_finds(monkeypatch)
             break
         a = boxed.detect(image)
         with monkeypatch.context() as m:
-            m.setattr(detect, "_grow_box", lambda box, by, window: window)  # one box: the window
+            m.setattr(search, "_grow_box", lambda box, by, window: window)  # one box: the window
             b = whole.detect(image)
         for name in ("xy_px", "r_px", "confidence", "xy_mm", "lab"):
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name),
@@ -627,11 +627,11 @@ def test_changes_searched_at_once_after_boxes_were_cut_find_what_the_boxes_find(
     meta, _ = read_truth(clip)
     cal = Calibration.from_camera(Camera.from_dict(meta["camera"]))
     at_once, boxed = BallDetector(cal), BallDetector(cal)
-    changed_blobs = BallDetector._changed_blobs
+    changed_blobs = ChangeSearch.changed_blobs
     skipped, pictures, reached = [], [], []
 
     def counted(self, small, prep, window, region, in_boxes=True):
-        if self is at_once and (not in_boxes or self._boxes_cut >= 2):
+        if self is at_once.search and (not in_boxes or self._boxes_cut >= 2):
             (skipped if in_boxes else pictures).append(k)
             if not in_boxes and self._reach is not None:
                 reached.append(k)
@@ -641,11 +641,11 @@ def test_changes_searched_at_once_after_boxes_were_cut_find_what_the_boxes_find(
         self._boxes_cut = 0
         return changed_blobs(self, small, prep, window, region)
 
-    monkeypatch.setattr(BallDetector, "_changed_blobs", counted)
+    monkeypatch.setattr(ChangeSearch, "changed_blobs", counted)
     for k, image in enumerate(read_frames(clip)):
         a = at_once.detect(image)
         with monkeypatch.context() as m:
-            m.setattr(BallDetector, "_changed_blobs", always_boxes)
+            m.setattr(ChangeSearch, "changed_blobs", always_boxes)
             b = boxed.detect(image)
         for name in ("xy_px", "r_px", "confidence", "xy_mm", "lab"):
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name),
@@ -667,7 +667,7 @@ def test_the_cloth_is_relearnt_on_a_thread_of_its_own_and_the_answers_do_not_han
     frames = [image for _, image in zip(range(75), read_frames(clip))]
 
     def run(delay: float) -> tuple[list, list]:
-        learn = BallDetector._learn_cloth
+        learn = ClothLearner.learn
         threads = []
 
         def slow(self, small, prep, rate, *light):
@@ -677,7 +677,7 @@ def test_the_cloth_is_relearnt_on_a_thread_of_its_own_and_the_answers_do_not_han
             return learn(self, small, prep, rate, *light)
 
         with monkeypatch.context() as m:
-            m.setattr(BallDetector, "_learn_cloth", slow)
+            m.setattr(ClothLearner, "learn", slow)
             det = BallDetector(cal)
             return [det.detect(image).xy_px.copy() for image in frames], threads
 
@@ -852,17 +852,16 @@ def test_ball_size_is_measured_only_on_blobs_that_agree():
     """Lone round blobs whose clearly-not-cloth cores agree set the balls' apparent size (a
     calibration whose scale is off); three that disagree (a hand, the cue's tip beside a ball)
     measure nothing."""
-    det = BallDetector.__new__(BallDetector)
-    det.config = DetectorConfig()
+    size = BallSize()
 
     def measure(ratios):
-        det.radius_scale, det._radius_measured = 1.0, False
+        size.reset()
         r = np.full(len(ratios), 5.0)
         core = np.pi * (np.asarray(ratios) * r) ** 2
         side = np.rint(2 * r * np.asarray(ratios)).astype(int)
         stats = np.c_[np.zeros((len(r), 2), int), side, side, np.rint(core / 0.9).astype(int)]
-        det._measure_radius(stats, r, core)
-        return det.radius_scale
+        size.measure(stats, r, core, DetectorConfig().adapt_rate)
+        return size.scale
 
     assert measure([1.28, 1.31, 1.3, 1.33]) == pytest.approx(1.305, abs=0.01)
     assert measure([0.6, 1.11, 0.89]) == 1.0
@@ -916,9 +915,8 @@ def test_ball_joined_to_the_rail_by_its_shadow_is_found():
     a bar."""
     crop = np.array([[int(ch) for ch in row] for row in _RED_BY_THE_RAIL], np.float32) / 9
     blob = np.concatenate([crop, np.repeat(crop[:, -1:], 500, axis=1)], axis=1)
-    det = BallDetector.__new__(BallDetector)
-    det.config = DetectorConfig()
-    found = det._explain_blob(blob, 0, 0, 9.33, True)
+    discs = BlobDiscs(ClothLearner(), LastAnswers(), DetectorConfig().min_cover)
+    found = discs.explain(blob, 0, 0, 9.33, True)
     assert len(found) == 1 and np.hypot(found[0][0] - 45.5, found[0][1] - 11.2) < 1.0, found
 
 
@@ -1120,7 +1118,7 @@ def test_highlights_one_on_each_ball_none_on_the_cloth():
     """Drawn balls of radius 10 px with the lamps' reflection near their tops (two short bright
     bars), on a green cloth crossed by a painted line: one highlight on each ball, at its bars,
     none on the line or on a ball without one."""
-    from tracker.vision.detect import _highlights
+    from tracker.vision.highlights import _highlights
 
     image = np.zeros((120, 240, 3), np.uint8)
     image[:] = (40, 150, 40)
@@ -1141,7 +1139,7 @@ def test_highlights_one_on_each_ball_none_on_the_cloth():
 
 def _highlights_one_by_one(frame, centres, radii):
     """``_highlights`` as it reads, each ball's window filtered and labelled on its own."""
-    from tracker.vision.detect import _GLINT_AREA, _GLINT_LIGHT, _GLINT_RISE
+    from tracker.vision.highlights import _GLINT_AREA, _GLINT_LIGHT, _GLINT_RISE
 
     h, w = frame.shape[:2]
     out = []
@@ -1170,7 +1168,7 @@ def test_highlights_searched_together_are_as_each_window_alone():
     """Random pictures with bright dots and streaks, balls of many sizes (several sizes of
     filter at once), windows cut by the picture's edges and overlapping: the windows filtered
     side by side in one picture find the very spots, in the same order, as each alone."""
-    from tracker.vision.detect import _highlights
+    from tracker.vision.highlights import _highlights
 
     rng = np.random.default_rng(0)
     spots = 0
@@ -1195,7 +1193,7 @@ def test_highlights_searched_together_are_as_each_window_alone():
 def test_a_blobs_spread_is_the_covariance_of_its_pixels():
     """``_blob_cov`` (from the blob's image moments) is numpy's covariance of the (x, y) of its
     pixels over half a member, and None for fewer than ten of them."""
-    from tracker.vision.detect import _blob_cov
+    from tracker.vision.discs import _blob_cov
 
     rng = np.random.default_rng(4)
     for _ in range(50):

@@ -14,8 +14,10 @@ from tracker.sim.render import Renderer
 from tracker.sim.scenarios import overhead_camera
 from tracker.sim.script import standard_layout
 from tracker.vision import kernels
+from tracker.vision.cloth import _SOFT
 from tracker.vision.cloth_table import FG_LEVEL, scores
-from tracker.vision.detect import _NO_PREFERENCE, _SOFT, BallDetector, _disc_kernels
+from tracker.vision.detect import BallDetector
+from tracker.vision.discs import _NO_PREFERENCE, _disc_kernels
 
 numba = pytest.importorskip("numba", reason="numba is not installed: only the numpy references "
                                             "can run, and they are what the detector tests use")
@@ -29,7 +31,7 @@ compiled_only = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def scene():
-    """A frame, its detector (cloth learnt) and every ball's window inputs, as ``_refine``
+    """A frame, its detector (cloth learnt) and every ball's window inputs, as ``Refiner.refine``
     makes them."""
     cam = overhead_camera((1920, 1080), 3000.0, 0.0, -0.12)
     b = standard_layout()
@@ -49,7 +51,7 @@ def scene():
     base = np.rint(cands).astype(np.int64)
     half = int(np.ceil(1.8 * r_exp.max())) + 1
     args = (frame, base, half, prep.gain[..., 0], *prep.roi[:2], prep.factor,
-            det._table, _SOFT)
+            det.learner.table, _SOFT)
     return det, cands, r_exp, base, half, args
 
 
@@ -61,7 +63,7 @@ def test_window_pixels_match_the_numpy_reference_exactly(scene):
         assert g.dtype == w.dtype and g.shape == w.shape
         np.testing.assert_array_equal(g, w)
     win, score, alpha, valid = got
-    np.testing.assert_array_equal(score, scores(det._table, win))
+    np.testing.assert_array_equal(score, scores(det.learner.table, win))
     assert not valid[-1, 0, 0] and valid[-1, -1, -1]  # the window over the top-left corner
     assert (alpha[~valid] == 0).all() and alpha.max() == 1.0
 
@@ -265,14 +267,14 @@ def _recording(monkeypatch, name: str) -> set:
 @compiled_only
 def test_bar_end_is_made_ready_for_the_types_the_disc_placing_passes(monkeypatch):
     """``ready_kernels`` compiles the test of a disc at a bar's end for the very types
-    ``_explain_blob`` passes it: the blob as it pads it (float32), a disc's place (a float
+    ``BlobDiscs.explain`` passes it: the blob as it pads it (float32), a disc's place (a float
     less and plus whole pixels) and its radius (a float times the radius scale)."""
-    from tracker.vision import detect
+    from tracker.vision import detect, discs
 
     seen = _recording(monkeypatch, "bar_end")
     detect.ready_kernels.__wrapped__()
     x, bx, pad, r = 7.25, 3, 3, float(np.float32(4.5)) * 1.0
-    passed = (detect._padded(np.ones((4, 5), np.float32), pad), x - bx + pad, x - bx + pad, r)
+    passed = (discs._padded(np.ones((4, 5), np.float32), pad), x - bx + pad, x - bx + pad, r)
     assert seen == {tuple(numba.typeof(a) for a in passed)}
 
 
@@ -375,19 +377,19 @@ def test_necks_match_the_numpy_reference_exactly():
 
 @compiled_only
 def test_necks_are_made_ready_for_the_types_the_disc_placing_passes(monkeypatch):
-    """``ready_kernels`` compiles the neck test for the very types ``_explain_blob`` passes
+    """``ready_kernels`` compiles the neck test for the very types ``BlobDiscs.explain`` passes
     it: the padded blob (float32), the discs' places (float64 pairs less whole pixels), which
     are ends (bool), their radius and the neck's share (floats)."""
-    from tracker.vision import detect
+    from tracker.vision import detect, discs
 
     seen = _recording(monkeypatch, "_necks_kernel")
     detect.ready_kernels.__wrapped__()
     warmed = set(seen)
     seen.clear()
     pts = [(7.25, 3.5), (12.0, 4.75)]
-    kernels.necks(detect._padded(np.ones((4, 5), np.float32), 3),
+    kernels.necks(discs._padded(np.ones((4, 5), np.float32), 3),
                   np.array(pts) - [3 - 3, 2 - 3], np.array([False, True], bool),
-                  float(np.float32(4.5)) * 1.0, detect._NECK)
+                  float(np.float32(4.5)) * 1.0, discs._NECK)
     assert seen == warmed and len(seen) == 1
 
 
@@ -416,9 +418,9 @@ def test_colour_alike_matches_the_numpy_reference_exactly():
 
 @compiled_only
 def test_colour_alike_is_made_ready_for_the_types_the_disc_placing_passes(monkeypatch):
-    """``ready_kernels`` compiles the colour test for the very types ``_explain_blob`` passes
+    """``ready_kernels`` compiles the colour test for the very types ``BlobDiscs.explain`` passes
     it: the box's Lab as float32, the padded blob, a disc's place and radius (floats)."""
-    from tracker.vision import detect
+    from tracker.vision import detect, discs
 
     seen = _recording(monkeypatch, "colour_alike")
     detect.ready_kernels.__wrapped__()
@@ -428,8 +430,8 @@ def test_colour_alike_is_made_ready_for_the_types_the_disc_placing_passes(monkey
     lab = cv2.cvtColor(cv2.copyMakeBorder(image, 3, 3, 3, 3, cv2.BORDER_REPLICATE),
                        cv2.COLOR_BGR2LAB).astype(np.float32)
     c = np.array([7.25, 3.5]) - [3 - 3, 2 - 3]
-    kernels.colour_alike(lab, detect._padded(np.ones((4, 5), np.float32), 3), float(c[0]),
-                         float(c[1]), float(np.float32(4.5)) * 1.0, detect._ALIKE_LAB)
+    kernels.colour_alike(lab, discs._padded(np.ones((4, 5), np.float32), 3), float(c[0]),
+                         float(c[1]), float(np.float32(4.5)) * 1.0, discs._ALIKE_LAB)
     assert seen == warmed and len(seen) == 1
 
 
@@ -467,8 +469,8 @@ def test_flat_scores_match_opencv_and_the_numpy_reference_exactly(scene):
     small = det.work_image(frame)
     gain = prep.gain
     for box in (np.s_[:, :], np.s_[10:200, 33:301], np.s_[5:6, :], np.s_[:, 7:9]):
-        got = kernels.flat_scores(small[box], gain[box][..., 0], det._table)
-        want = kernels.flat_scores_numpy(small[box], gain[box][..., 0], det._table)
+        got = kernels.flat_scores(small[box], gain[box][..., 0], det.learner.table)
+        want = kernels.flat_scores_numpy(small[box], gain[box][..., 0], det.learner.table)
         for g, w in zip(got, want):
             assert g.dtype == w.dtype == np.uint8
             np.testing.assert_array_equal(g, w)
@@ -478,10 +480,10 @@ def test_flat_scores_match_opencv_and_the_numpy_reference_exactly(scene):
         g = rng.uniform(0.5, 2.0, (40, 57)).astype(np.float32)
         if trial % 2:
             g = (np.round(g * 8) / 8).astype(np.float32)
-        flat, score = kernels.flat_scores(bgr, g, det._table)
+        flat, score = kernels.flat_scores(bgr, g, det.learner.table)
         np.testing.assert_array_equal(flat, cv2.multiply(bgr, cv2.merge([g] * 3),
                                                          dtype=cv2.CV_8U))
-        np.testing.assert_array_equal(score, scores(det._table, flat))
+        np.testing.assert_array_equal(score, scores(det.learner.table, flat))
         assert not kernels.flat_scores(bgr, g, np.zeros(0, np.uint8))[1].any()
 
 
@@ -565,7 +567,7 @@ def test_ray_maps_and_outline_points_match_the_numpy_references_exactly():
     """Rays out of random centres (some near or past a window's edge) at random radii, and
     random soft profiles along them (some never falling below a half, some with equal steps):
     the same maps and the same outline points and falls, to the last bit."""
-    from tracker.vision.detect import _STEPS, _ray_directions
+    from tracker.vision.refine import _STEPS, _ray_directions
 
     rng = np.random.default_rng(3)
     u = _ray_directions(90)
