@@ -84,7 +84,7 @@ def test_the_stream_delivers_each_published_event_within_200_ms(server):
         sse.close()
 
 
-def test_a_late_page_gets_the_current_board_and_stop_ends_the_stream(server):
+def test_a_late_page_gets_the_current_board_and_stop_ends_the_stream_with_it(server):
     scores = _scores()
     server.publish(scores[4])
     sse = SSE(server.url)
@@ -92,6 +92,8 @@ def test_a_late_page_gets_the_current_board_and_stop_ends_the_stream(server):
     assert server.clients == 1
     t0 = time.perf_counter()
     server.stop()
+    last = sse.next()  # the run is over: the page keeps this board
+    assert last["ended"] is True and last["board"]["score"] == [0, 15]
     with pytest.raises(EOFError):
         sse.next()
     assert time.perf_counter() - t0 < 2.0
@@ -169,3 +171,60 @@ def test_a_client_that_resets_its_connection_prints_nothing(server, capfd):
     out, err = capfd.readouterr()
     assert out == "" and err == ""
 
+
+
+def test_the_page_itself_holds_the_names_and_the_joined_score_before_any_event():
+    from tracker.render.overlay import Scoreboard
+
+    board = Scoreboard(players=("Ronnie <O'Sullivan>", "Judd"), score=(140, 0), striker=0,
+                       break_=140, ball_on="black")
+    with LiveServer(players=board.players, board=board) as srv:
+        html = urllib.request.urlopen(srv.url, timeout=5).read().decode()
+        assert srv.state()["score"] == [140, 0] and srv.state()["break"] == 140
+    first = html.split("const FIRST = ", 1)[1].split(";\n", 1)[0]
+    assert "<" not in first  # a name cannot end the script
+    shown = json.loads(first)
+    assert shown["players"] == ["Ronnie <O'Sullivan>", "Judd"] and shown["score"] == [140, 0]
+
+
+def test_a_pot_moves_the_score_at_once_counts_once_and_the_shot_end_corrects_it(server):
+    server.publish({"type": "score", "frame": 10, "t": 1.0, "shot": 1, "player": 0,
+                    "score": [1, 0], "break": 1, "next_player": 0, "ball_on": "colour",
+                    "frame_over": False, "points": 1, "foul": None})
+    pot = {"type": "pot", "frame": 60, "t": 2.0, "ball": "pink", "class": "pink",
+           "pocket": "top_left"}
+    sse = SSE(server.url)
+    sse.next()
+    server.publish(pot)
+    assert sse.next()["board"]["score"] == [7, 0] and server.state()["break"] == 7
+    server.publish(dict(pot, pocket_px=[10, 10]))  # the same pot in the log's order
+    server.publish({"type": "shot_end", "frame": 90, "t": 3.0, "shot": 2})
+    got = sse.next()
+    assert got["event"]["type"] == "shot_end"  # the pot was not sent again
+    server.publish({"type": "score", "frame": 90, "t": 3.0, "shot": 2, "player": 0,
+                    "score": [1, 7], "break": 1, "next_player": 1, "ball_on": "red",
+                    "frame_over": False, "points": 0,
+                    "foul": {"points": 7, "reason": "push_stroke"}})
+    assert sse.next()["board"]["score"] == [1, 7]
+    sse.close()
+
+
+@pytest.mark.skipif(not os.path.exists(CHROMIUM),
+                    reason=f"{CHROMIUM} is not installed (Debian package 'chromium')")
+def test_the_page_keeps_its_last_board_undimmed_after_the_run_ends():
+    srv = LiveServer(players=PLAYERS).start()
+    browser = Chromium(size=(1280, 720))
+    try:
+        browser.open(srv.url)
+        browser.wait_for(f"document.querySelector('#p0 .name').textContent === "
+                         f"{json.dumps(PLAYERS[0])}", timeout=30)
+        srv.publish(_scores()[4])
+        browser.wait_for("document.querySelector('#p1 .score').textContent === '15'",
+                         timeout=5)
+        srv.stop()
+        time.sleep(6.5)  # longer than a page waits for a tracker gone away before dimming
+        assert browser.eval("document.querySelector('#p1 .score').textContent") == "15"
+        assert browser.eval("document.getElementById('board').className") == ""
+    finally:
+        browser.close()
+        srv.stop()

@@ -10,8 +10,10 @@ from outputs_support import PLAYERS, match_events
 from tracker.render.overlay import (
     Marker,
     Scoreboard,
+    ScoreKeeper,
     draw_overlay,
     markers_from_events,
+    pot_points,
     scoreboard_rect,
 )
 
@@ -116,3 +118,36 @@ def test_markers_from_events_flash_at_the_pocket():
     frame = np.zeros((720, 1280, 3), np.uint8)
     draw_overlay(frame, None, None, ms)
     assert frame[40:80, 620:660].max() > 100 and frame[600:].max() == 0
+
+
+@pytest.mark.parametrize("on, free, potted, worth", [
+    ("red", False, ["red"], (1, 0)),
+    ("red", False, ["red", "red"], (2, 0)),
+    ("red", False, ["red", "white"], (0, 4)),  # S3 R10: nothing scores in a foul stroke
+    ("red", False, ["pink"], (0, 6)),  # S3 R11(b): the ball concerned, six
+    ("red", True, ["blue"], (1, 0)),  # S3 R12: the free ball as a red
+    ("colour", False, ["blue"], (5, 0)),
+    ("colour", False, ["blue", "black"], (0, 7)),  # two colours: the higher concerned
+    ("yellow", False, ["yellow"], (2, 0)),
+    ("yellow", False, ["green"], (0, 4)),
+    ("black", False, ["black"], (7, 0)),
+    ("black", False, ["white"], (0, 7)),  # the ball on's value
+])
+def test_the_points_a_pot_is_worth_as_the_stroke_stands(on, free, potted, worth):
+    assert pot_points(on, free, potted) == worth
+
+
+def test_the_board_moves_at_the_pot_and_the_shot_end_corrects_a_foul():
+    keeper = ScoreKeeper(Scoreboard(players=tuple(PLAYERS), score=(10, 3), striker=1,
+                                    break_=0, ball_on="red"))
+    assert keeper.see({"type": "pot", "t": 2.0, "ball": "red_03", "class": "red"})
+    assert keeper.board.score == (10, 4) and keeper.board.break_ == 1
+    assert not keeper.see({"type": "pot", "t": 2.0, "ball": "red_03", "class": "red"})
+    assert keeper.see({"type": "pot", "t": 2.4, "ball": "white", "class": "white"})
+    assert keeper.board.score == (14, 3) and keeper.board.break_ == 0  # an in-off, as it stands
+    answer = {"type": "score", "t": 3.0, "score": [14, 3], "player": 1, "next_player": 0,
+              "ball_on": "red", "foul": {"points": 4, "reason": "in_off"}, "frame_over": False}
+    keeper.see(answer)
+    assert keeper.board.score == (14, 3) and keeper.board.striker == 0
+    # a pot of a stroke already answered for changes nothing
+    assert not keeper.see({"type": "pot", "t": 2.9, "ball": "red_04", "class": "red"})

@@ -18,10 +18,11 @@ import json
 import queue
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from tracker.render.overlay import BOARD_EVENTS, Scoreboard
+from tracker.render.overlay import Scoreboard, ScoreKeeper
 
 CLIENT_QUEUE = 1000  # messages a page may fall behind before it is dropped
 KEEPALIVE_S = 10.0  # a comment line this often keeps proxies and the browser from timing out
@@ -30,14 +31,19 @@ KEEPALIVE_S = 10.0  # a comment line this often keeps proxies and the browser fr
 class LiveServer:
     """The live page's server. ``host``: the interface to bind (127.0.0.1 keeps the page on this
     machine; "0.0.0.0" shares it on the network); ``port``: 0 picks a free one (see ``url``);
-    ``players``: the two names shown until a ``frame_start`` record names them."""
+    ``players``: the two names shown until a ``frame_start`` record names them; ``board``:
+    the board shown before the first event (a frame joined mid-way: its score). A pot moves
+    the score at once (``ScoreKeeper``); once the run ends (``stop``) the page keeps the last
+    board."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0,
-                 players: Sequence[str] | None = None, best_of: int | None = None) -> None:
+                 players: Sequence[str] | None = None, best_of: int | None = None,
+                 board: Scoreboard | None = None) -> None:
         self.host, self.port = host, port
         self.best_of = best_of
         self._players = tuple(players) if players else ("Player 1", "Player 2")
-        self._board = Scoreboard(players=self._players, best_of=best_of)  # type: ignore[arg-type]
+        board = board or Scoreboard(players=self._players, best_of=best_of)  # type: ignore[arg-type]
+        self._keeper = ScoreKeeper(replace(board, players=self._players), self._players)
         self._last_event: dict[str, Any] | None = None
         self._clients: list[queue.Queue] = []
         self._lock = threading.Lock()
@@ -61,6 +67,9 @@ class LiveServer:
         if self._httpd is None:
             return
         with self._lock:
+            # the pages keep the last board rather than waiting for a run that has ended
+            self._broadcast_locked(json.dumps({"board": self._board.as_dict(), "event": None,
+                                               "ended": True}, separators=(",", ":")))
             for q in self._clients:
                 q.put(None)
         self._httpd.shutdown()
@@ -104,14 +113,15 @@ class LiveServer:
         event = dict(event)
         kind = event.get("type")
         with self._lock:
+            if self._keeper.seen(event):
+                return  # a pot told before, as soon as the tracker was sure of it
             if kind == "record" and isinstance(event.get("record"), Mapping):
                 rec = event["record"]
                 if rec.get("type") == "frame_start" and rec.get("players"):
                     self._set_players_locked(rec["players"])
             elif kind == "frame_start" and event.get("players"):
                 self._set_players_locked(event["players"])
-            if kind in BOARD_EVENTS:
-                self._board = Scoreboard.from_score_event(event, self._players, self.best_of)
+            self._keeper.see(event)
             self._last_event = event
             self._broadcast_locked(self._message_locked(event))
 
@@ -125,13 +135,15 @@ class LiveServer:
         with self._lock:
             return self._board.as_dict()
 
+    @property
+    def _board(self) -> Scoreboard:
+        return self._keeper.board
+
     def _set_players_locked(self, players: Sequence[str]) -> None:
         if len(players) != 2:
             raise ValueError(f"players must be two names, got {list(players)}")
         self._players = (str(players[0]), str(players[1]))
-        b = self._board
-        self._board = Scoreboard(self._players, b.score, b.frames, b.striker, b.break_,
-                                 b.ball_on, b.best_of, b.remaining, b.notices)
+        self._keeper.rename(self._players)
 
     def _message_locked(self, event: Mapping[str, Any] | None) -> str:
         return json.dumps({"board": self._board.as_dict(), "event": event},
@@ -180,7 +192,10 @@ def _handler_for(server: LiveServer) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:  # noqa: N802 (the http.server name)
             path = self.path.split("?", 1)[0]
             if path in ("/", "/index.html"):
-                self._send(200, "text/html; charset=utf-8", PAGE_HTML.encode())
+                # the board as it stands, in the page itself: names and score from the start
+                board = json.dumps(server.state()).replace("<", "\\u003c")
+                page = PAGE_HTML.replace("/*BOARD*/null", board)
+                self._send(200, "text/html; charset=utf-8", page.encode())
             elif path == "/state":
                 self._send(200, "application/json", json.dumps(server.state()).encode())
             elif path == "/events":
@@ -324,10 +339,13 @@ function onEvent(e) {
 // EventSource reconnects by itself; the board dims only when the tracker stays away
 let staleTimer = null;
 const es = new EventSource("events");
+const FIRST = /*BOARD*/null;
+if (FIRST) render(FIRST);
 es.onmessage = (m) => { const d = JSON.parse(m.data);
   clearTimeout(staleTimer); staleTimer = null;
   document.getElementById("board").classList.remove("stale");
-  if (d.board) render(d.board); onEvent(d.event); };
+  if (d.board) render(d.board); onEvent(d.event);
+  if (d.ended) es.close(); };  // the run is over: its last board stays
 es.onerror = () => { if (staleTimer === null) staleTimer = setTimeout(
   () => document.getElementById("board").classList.add("stale"), 5000); };
 </script>

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -79,7 +79,9 @@ class Scoreboard:
             raise ValueError(f"players must be two names, got {list(names)}")
         player, nxt = event.get("player"), event.get("next_player")
         foul = event.get("foul")
-        brk = int(event.get("break") or 0) if (nxt is not None and nxt == player and not foul) \
+        # a frame joined mid-way starts with the break in progress of the player at the table
+        going_on = nxt == player or event.get("type") == "frame_start"
+        brk = int(event.get("break") or 0) if (nxt is not None and going_on and not foul) \
             else 0
         notices: list[tuple[str, str]] = []
         if foul:
@@ -118,6 +120,96 @@ class Scoreboard:
                 "frames": list(self.frames), "striker": self.striker, "break": self.break_,
                 "ball_on": self.ball_on, "best_of": self.best_of, "remaining": self.remaining,
                 "notices": [{"text": t, "kind": k} for t, k in self.notices]}
+
+
+def pot_points(ball_on: str | None, free_ball: bool, potted: Sequence[str]
+               ) -> tuple[int, int]:
+    """What the balls ``potted`` so far in a stroke (classes, in order; "white" for the white)
+    are worth if the stroke ends as it stands: (the striker's points, the opponent's penalty),
+    one of them 0. S3 R3(g)-(h): every red on scores one, a colour on its value, one colour a
+    stroke; S3 R12: a free ball counts as the ball on; S3 R10-11: a ball not on or the white
+    potted is a foul, worth at least four or the higher value concerned, and the striker
+    scores nothing in the stroke. The referee's answer at the stroke's end is what counts."""
+    from tracker.rules.balls import VALUES
+
+    on_value = 1 if ball_on == "red" else VALUES.get(ball_on or "", 0)
+    points, foul, colour = 0, 0, None
+    for ball in potted:
+        if ball == "white":
+            foul = max(foul, 4, on_value)
+        elif ball_on == "red" and ball == "red":
+            points += 1
+        elif colour is None and ball != "red" and (
+                ball_on == "colour" or ball == ball_on or free_ball):
+            colour = ball
+            points += VALUES[ball] if ball_on == "colour" else on_value
+        else:
+            foul = max(foul, 4, on_value, VALUES.get(ball, 0), VALUES.get(colour or "", 0))
+    return (0, foul) if foul else (points, 0)
+
+
+class ScoreKeeper:
+    """The board as a run's events come, for the overlay and the live page: each referee's
+    answer (``BOARD_EVENTS``) sets it; a ``pot`` after the last answer moves the score at once,
+    provisionally (``pot_points``), the answer at the shot's end correcting it (a foul). A
+    pot told twice (as soon as the tracker is sure of it, and again in the log's order) counts
+    once. ``see(event)`` -> whether the board changed; ``board`` the board now."""
+
+    def __init__(self, board: Scoreboard, players: Sequence[str] | None = None) -> None:
+        self.players = tuple(players) if players else board.players
+        self._answer: Mapping[str, Any] = {
+            "score": board.score, "frames": board.frames, "next_player": board.striker,
+            "player": board.striker, "break": board.break_, "ball_on": board.ball_on,
+            "type": "frame_start", "t": float("-inf")}
+        self._base = board
+        self._pots: list[tuple[float, str]] = []
+        self._seen: set[tuple[Any, float]] = set()
+        self.board = board
+
+    def rename(self, players: Sequence[str]) -> None:
+        """The two names shown from now on."""
+        self.players = (str(players[0]), str(players[1]))
+        self._base = replace(self._base, players=self.players)
+        self.board = replace(self.board, players=self.players)
+
+    def seen(self, event: Mapping[str, Any]) -> bool:
+        """Whether ``event`` is a pot already counted."""
+        return event.get("type") == "pot" and self._key(event) in self._seen
+
+    @staticmethod
+    def _key(event: Mapping[str, Any]) -> tuple[Any, float]:
+        return event.get("ball"), round(float(event.get("t", 0.0)), 4)
+
+    def see(self, event: Mapping[str, Any]) -> bool:
+        kind = event.get("type")
+        before = self.board
+        if kind in BOARD_EVENTS:
+            self._answer = event
+            t = float(event.get("t", float("inf")))
+            self._pots = [p for p in self._pots if p[0] > t]
+            self._base = Scoreboard.from_score_event(event, self.players, self._base.best_of)
+        elif kind == "pot" and not self.seen(event):
+            self._seen.add(self._key(event))
+            if float(event.get("t", 0.0)) <= float(self._answer.get("t", float("-inf"))):
+                return False  # a pot of a stroke the referee has answered for
+            self._pots.append((float(event.get("t", 0.0)), str(event.get("class"))))
+        else:
+            return False
+        self.board = self._provisional()
+        return self.board != before
+
+    def _provisional(self) -> Scoreboard:
+        base, a = self._base, self._answer
+        striker = a.get("next_player")
+        if not self._pots or striker not in (0, 1) or a.get("frame_over"):
+            return base
+        points, foul = pot_points(a.get("ball_on"), bool(a.get("free_ball")),
+                                  [c for _, c in sorted(self._pots)])
+        score = list(base.score)
+        score[striker] += points
+        score[1 - striker] += foul
+        return replace(base, score=(score[0], score[1]),
+                       break_=0 if foul else base.break_ + points)
 
 
 @dataclass(frozen=True)

@@ -54,13 +54,36 @@ class FrameStart:
     """A new frame. ``reds`` None keeps the match's number (15 at first); ``breaker`` None
     alternates from the match's first breaker (Section 3 Rule
     3(b)); ``best_of`` (added) the number of frames in the match; ``ruleset`` (added) "wpbsa"
-    or "iran" (the Iranian federation's text where it differs)."""
+    or "iran" (the Iranian federation's text where it differs).
+
+    Added, a frame joined mid-way (a recording started late): ``reds_left`` the reds on the
+    table (of ``reds`` racked), ``colours_on_table`` the colours on it, ``ball_on`` "red",
+    "colour" or a colour (default: a red while reds remain, else the lowest colour),
+    ``in_hand`` the white is in hand, ``score`` the frame's score so far, ``frames`` the
+    frames each has won (the match's first frame_start only), ``break_`` (``break`` in JSON)
+    the break in progress of ``to_play``, the player at the table (default ``breaker``).
+    """
 
     players: tuple[str, str] | None = None
     breaker: int | None = None
     reds: int | None = None
     best_of: int | None = None
     ruleset: str | None = None
+    reds_left: int | None = None
+    colours_on_table: tuple[str, ...] | None = None
+    ball_on: str | None = None
+    in_hand: bool | None = None
+    score: tuple[int, int] | None = None
+    frames: tuple[int, int] | None = None
+    break_: int | None = None
+    to_play: int | None = None
+
+    @property
+    def joined(self) -> bool:
+        """Whether the frame is joined mid-way rather than started from the rack."""
+        return any(v is not None for v in (self.reds_left, self.colours_on_table, self.ball_on,
+                                           self.in_hand, self.score, self.frames, self.break_,
+                                           self.to_play))
 
 
 @dataclass(frozen=True)
@@ -286,6 +309,72 @@ def _positions(v: Any) -> tuple[tuple[str, float, float], ...] | None:
     return tuple(sorted(out))
 
 
+def _count(v: Any, field: str) -> int:
+    if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+        raise ValueError(f"{field} must be a whole number of 0 or more, got {_short(v)}")
+    return v
+
+
+def _pair(v: Any, field: str) -> tuple[int, int]:
+    if not isinstance(v, (list, tuple)) or len(v) != 2:
+        raise ValueError(f"{field} must be two numbers of 0 or more, got {_short(v)}")
+    return _count(v[0], field), _count(v[1], field)
+
+
+def _joined_fields(d: Mapping[str, Any], reds: int | None) -> dict[str, Any]:
+    """The fields of a frame joined mid-way, each checked on its own and against the others
+    (S3 R7: the colours stay on the table while reds remain; S3 R3(h)(3): in the clearance they
+    go in ascending order, so those left run from one colour up to the black)."""
+    out: dict[str, Any] = {}
+    racked = reds or max(RED_COUNTS)
+    if d.get("reds_left") is not None:
+        out["reds_left"] = _count(d["reds_left"], "reds_left")
+        if out["reds_left"] > racked:
+            raise ValueError(f"reds_left {out['reds_left']} is more than the {racked} racked")
+    if d.get("colours_on_table") is not None:
+        cs = d["colours_on_table"]
+        if not isinstance(cs, (list, tuple)) or not all(c in COLOURS for c in cs):
+            raise ValueError(f"colours_on_table must be a list of colours, got {_short(cs)}")
+        cs = tuple(c for c in COLOURS if c in cs)
+        if cs != COLOURS[len(COLOURS) - len(cs):]:
+            raise ValueError(f"colours_on_table {list(cs)}: those left in the clearance run "
+                             "from the lowest up to the black (S3 R3(h))")
+        if cs != COLOURS and out.get("reds_left", 1):
+            raise ValueError(f"colours_on_table {list(cs)}: every colour is on the table "
+                             "while reds remain (S3 R7)")
+        out["colours_on_table"] = cs
+    if d.get("ball_on") is not None:
+        on = d["ball_on"]
+        if on not in ("red", "colour", *COLOURS):
+            raise ValueError(f"ball_on must be red, colour or a colour, got {_short(on)}")
+        left = out.get("reds_left", racked)
+        cs = out.get("colours_on_table", COLOURS)
+        if on == "red" and not left:
+            raise ValueError("ball_on red with no red left")
+        if on in COLOURS and (left or on != cs[0]):
+            raise ValueError(f"ball_on {on}: a colour is on by itself only in the clearance, "
+                             "the lowest on the table")
+        if on == "colour" and cs != COLOURS:
+            raise ValueError("ball_on colour (after a red) with colours off the table")
+        out["ball_on"] = on
+    if d.get("in_hand") is not None:
+        out["in_hand"] = _opt_bool(d["in_hand"], "in_hand")
+    for name in ("score", "frames"):
+        if d.get(name) is not None:
+            out[name] = _pair(d[name], name)
+    if d.get("to_play") is not None:
+        out["to_play"] = _player(d["to_play"], "to_play")
+    if d.get("break") is not None:
+        brk = _count(d["break"], "break")
+        who = out.get("to_play", d.get("breaker"))
+        have = out.get("score", (0, 0))[who] if who is not None else brk
+        if brk > have:
+            raise ValueError(f"break {brk} is more than the score {have} of the player at the "
+                             f"table (player {who})")
+        out["break_"] = brk
+    return out
+
+
 def parse_record(d: Mapping[str, Any]) -> Record:
     """One JSON object to a typed record; ValueError says what is wrong."""
     if not isinstance(d, Mapping):
@@ -310,7 +399,7 @@ def parse_record(d: Mapping[str, Any]) -> Record:
         if ruleset is not None and ruleset not in RULESETS:
             raise ValueError(f"ruleset must be one of {RULESETS}, got {_short(ruleset)}")
         return FrameStart(players, None if breaker is None else _player(breaker, "breaker"),
-                          reds, best_of, ruleset)
+                          reds, best_of, ruleset, **_joined_fields(d, reds))
     if kind == "shot":
         known = {"type", "first_contact", "potted", "cue_potted", "off_table", "nominated",
                  "foul", "snookered_after", "miss", "positions", "full_ball_path",

@@ -880,23 +880,63 @@ def _after_fair_stroke(m: MatchState, before: FrameState, s: Shot, k: _Stroke,
 
 
 def _start_frame(m: MatchState | None, r: FrameStart) -> MatchState:
-    """S3 R2-3: a new frame; the breaker alternates frame by frame unless given."""
+    """S3 R2-3: a new frame; the breaker alternates frame by frame unless given. A frame
+    joined mid-way starts as the record has it (``_joined_frame``); the match's first
+    frame_start may give the frames already won, and this frame is then the next of them."""
     if m is None:
         if r.players is None:
             raise ValueError("the first frame_start needs players")
         breaker = 0 if r.breaker is None else r.breaker
-        return MatchState(players=r.players, best_of=r.best_of or 1,
-                          ruleset=r.ruleset or "wpbsa", first_breaker=breaker,
-                          frame=_new_frame(1, breaker, r.reds or 15))
+        best_of = r.best_of or 1
+        frames = r.frames or (0, 0)
+        need = best_of // 2 + 1
+        if max(frames) >= need:
+            raise ValueError(f"frames {list(frames)}: the best of {best_of} is already won")
+        number = frames[0] + frames[1] + 1
+        first = breaker if number % 2 == 1 else 1 - breaker  # S3 R3(b): in turn from frame 1
+        return MatchState(players=r.players, best_of=best_of,
+                          ruleset=r.ruleset or "wpbsa", first_breaker=first, frames=frames,
+                          frame=_joined_frame(number, breaker, r.reds or 15, r))
     if not m.frame.over:
         raise ValueError(f"frame {m.frame.number} is still in play")
     if m.over:
         raise ValueError("the match is over")
     if r.players is not None and tuple(r.players) != m.players:
         raise ValueError(f"players {list(r.players)} differ from the match's {list(m.players)}")
+    if r.frames is not None and tuple(r.frames) != m.frames:
+        raise ValueError(f"frames {list(r.frames)} differ from the match's {list(m.frames)}")
     n = m.frame.number + 1
     breaker = _frame_breaker(m.first_breaker, n) if r.breaker is None else r.breaker
-    return replace(m, frame=_new_frame(n, breaker, r.reds or m.frame.reds_at_start))
+    return replace(m, frame=_joined_frame(n, breaker, r.reds or m.frame.reds_at_start, r))
+
+
+def _joined_frame(number: int, breaker: int, reds: int, r: FrameStart) -> FrameState:
+    """A frame as ``r`` says it stands: from the rack (``_new_frame``) unless it was joined
+    mid-way. S3 R3(h)(3): with no red left the lowest colour is on (or, after the last red,
+    any colour); S3 R7: every colour stays on while reds remain (``parse_record`` checks the
+    fields one against another)."""
+    f = _new_frame(number, breaker, reds)
+    if not r.joined:
+        return f
+    left = reds if r.reds_left is None else r.reds_left
+    if left > reds:
+        raise ValueError(f"reds_left {left} is more than the {reds} racked")
+    colours = COLOURS if r.colours_on_table is None else tuple(r.colours_on_table)
+    if left and colours != COLOURS:
+        raise ValueError("every colour is on the table while reds remain (S3 R7)")
+    on = r.ball_on or lowest_ball_on(left, colours)
+    if on is None:
+        raise ValueError("a frame joined with no object ball on the table")
+    striker = breaker if r.to_play is None else r.to_play
+    score = r.score or (0, 0)
+    brk = r.break_ or 0
+    if brk > score[striker]:
+        raise ValueError(f"break {brk} is more than the score {score[striker]} of the player "
+                         f"at the table (player {striker})")
+    in_hand = r.in_hand if r.in_hand is not None else (left == reds and colours == COLOURS
+                                                       and not score[0] + score[1])
+    table = Table(reds=left, colours=colours, ball_on=on, in_hand=in_hand)
+    return replace(f, table=table, striker=striker, score=score, current_break=brk)
 
 
 def apply(state: MatchState | None, record: Record | Mapping[str, Any]
@@ -910,7 +950,7 @@ def apply(state: MatchState | None, record: Record | Mapping[str, Any]
     res: dict[str, Any] = {}
     if isinstance(record, FrameStart):
         m = _start_frame(state, record)
-        res = {"type": "frame_start", "player": None}
+        res = {"type": "frame_start", "player": None, "break_": m.frame.current_break}
     elif isinstance(record, Shot):
         m, res = _apply_shot(state, record)
         m = _timed(state, m, record, res)
