@@ -5,6 +5,7 @@ pool ids."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -226,3 +227,33 @@ def test_simulate_lists_the_pool_scenarios_and_refuses_a_snooker_camera_for_them
     assert main(["simulate", "pool_break_8ball", "--camera", "broadcast"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "overhead or oblique" in err[0]
+
+
+POOL_SAMPLES = sorted((Path(__file__).resolve().parents[2] / "sample_videos" / "pool")
+                      .glob("[!.]*.mp4"))
+
+
+@pytest.mark.parametrize("clip", POOL_SAMPLES, ids=[c.stem for c in POOL_SAMPLES])
+def test_a_pool_sample_clip_matches_its_truth_and_the_pool_referee(clip):
+    from tracker.io.video import probe
+    from tracker.rules.pool import Referee
+    from tracker.sim.pool_scenarios import REFEREE_FIELDS
+    from tracker.sim.truth import read_truth
+
+    meta, balls = read_truth(clip)
+    info = probe(clip)
+    assert (info["width"], info["height"]) == tuple(meta["image_size"])
+    assert abs(info["fps"] - meta["fps"]) < 1e-6
+    assert balls.pos_mm.shape[:2] == (meta["frames"], len(meta["ball_ids"]))
+    assert balls.ids[0] == "cue" and set(balls.ids) <= set(POOL_BALLS)
+    ref = Referee(meta["game"])
+    ref.feed(meta["match"])
+    ref.feed(meta["frame_start"])
+    results = [ref.feed({"type": "shot", **{k: s[k] for k in REFEREE_FIELDS
+                                            if s.get(k) is not None}}) for s in meta["shots"]]
+    assert results == meta["scores"]
+    assert meta["shots"][0]["break_rail_balls"] >= 4 or meta["shots"][0]["potted"]
+
+
+def test_the_pool_samples_are_here():
+    assert {c.stem for c in POOL_SAMPLES} == {"pool_break_8ball", "pool_9ball_break"}
