@@ -257,3 +257,40 @@ def test_a_pool_sample_clip_matches_its_truth_and_the_pool_referee(clip):
 
 def test_the_pool_samples_are_here():
     assert {c.stem for c in POOL_SAMPLES} == {"pool_break_8ball", "pool_9ball_break"}
+
+
+# -- scenarios ------------------------------------------------------------------------------------
+# scenario -> what the pool referee says of its last shot
+REFEREED = {
+    "pool_break_8ball": {"legal": True, "legal_break": True, "ball_on": "open"},
+    "pool_9ball_break": {"legal": True, "legal_break": True},
+    "pool_cut_corner": {"legal": True, "next_player": 0},
+    "pool_scratch": {"legal": False},
+    "pool_bank": {"legal": True, "next_player": 0},
+    "pool_jump": {"legal": True},
+    "pool_combination_9ball": {"legal": True, "racks": [1, 0]},
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFEREED))
+def test_a_pool_scenario_plays_what_it_promises(name):
+    from tracker.sim.model import BallState as S
+    from tracker.sim.pool_scenarios import POOL_SCENARIOS
+
+    sc = POOL_SCENARIOS[name]
+    tl = sc.build(0)
+    last = sc.referee_results(tl.shots)[-1]
+    assert {k: last[k] for k in REFEREED[name]} == REFEREED[name]
+    if name == "pool_scratch":
+        assert "cue_ball_scratch" in last["fouls"]
+    # physical: no overlap on the cloth, unit orientations, one per sample
+    d = sc.table.ball_diameter_mm
+    assert tl.orient.shape == tl.pos.shape[:2] + (4,)
+    np.testing.assert_allclose(np.linalg.norm(tl.orient, axis=2), 1.0, atol=1e-9)
+    on = tl.state == S.ON_TABLE
+    for k in range(0, len(tl.pos), 11):
+        p = tl.pos[k, on[k], :2]
+        if len(p) > 1:
+            gap = np.hypot(*(p[:, None] - p[None]).transpose(2, 0, 1))
+            np.fill_diagonal(gap, np.inf)
+            assert gap.min() > d - 0.05, f"balls overlap at sample {k}"
