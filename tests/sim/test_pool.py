@@ -269,6 +269,7 @@ REFEREED = {
     "pool_bank": {"legal": True, "next_player": 0},
     "pool_jump": {"legal": True},
     "pool_combination_9ball": {"legal": True, "racks": [1, 0]},
+    "pool_14_1_rack": {"legal": True, "legal_break": True},
 }
 
 
@@ -283,6 +284,11 @@ def test_a_pool_scenario_plays_what_it_promises(name):
     assert {k: last[k] for k in REFEREED[name]} == REFEREED[name]
     if name == "pool_scratch":
         assert "cue_ball_scratch" in last["fouls"]
+    if name == "pool_14_1_rack":  # racked by hand: carried in the triangle, then at rest
+        racked = [e for e in tl.events if e["type"] == "rack"]
+        assert len(racked) == 1 and racked[0]["game"] == "14.1"
+        k = int(round(racked[0]["t"] / tl.dt))
+        assert (tl.state[k - 1, 1:] == S.IN_HAND).all() and (tl.state[k, 1:] == S.ON_TABLE).all()
     # physical: no overlap on the cloth, unit orientations, one per sample
     d = sc.table.ball_diameter_mm
     assert tl.orient.shape == tl.pos.shape[:2] + (4,)

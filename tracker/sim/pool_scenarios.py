@@ -25,14 +25,17 @@ from tracker.sim.pool import (
     pool_layout,
     pool_rack,
 )
-from tracker.sim.render import Look
+from tracker.sim.render import Capsule, Look
 from tracker.sim.scenarios import Scenario, ScenarioError, overhead_camera, pot_any
-from tracker.sim.script import Script
+from tracker.sim.script import SKIN_BGR, SLEEVE_BGR, Script
 
 POOL_CAMERAS = ("overhead", "oblique")
 # The fields of a shot record the pool referee reads (docs/FORMATS.md, pool records).
 REFEREE_FIELDS = ("first_contact", "potted", "off_table", "rail_after_contact",
                   "break_rail_balls", "cue_rail", "foul")
+# The racking triangle: a wooden frame about an inch high round the balls, its half-thickness.
+TRIANGLE_BGR = (40, 70, 120)
+_FRAME_MM = 12.0
 
 
 class PoolScript(Script):
@@ -50,6 +53,53 @@ class PoolScript(Script):
     def rack(self) -> None:
         """Say that a rack of ``game`` stands set up now (a new game starts)."""
         self.event("rack", game=self.game)
+
+    def set_rack(self, spots: dict[str, tuple[float, float]], slide_s: float = 1.5,
+                 lift_s: float = 0.6) -> None:
+        """Racking by hand: the balls ``spots`` {id: (x, y)} (wherever they were: in the
+        pockets, in hand) slide inside the triangle from the foot rail to their places, carried
+        (``in_hand``) until the triangle stops, then the triangle is lifted away; a ``rack``
+        event at its stop."""
+        idx = [self.balls.index(b) for b in spots]
+        place = np.array([spots[b] for b in spots], float)
+        r = self.table.ball_radius_mm
+        n = max(int(round(slide_s / self.dt)), 2)
+        ease = 0.5 - 0.5 * np.cos(np.linspace(0, math.pi, n))
+        # from the back row a ball's width off the foot cushion
+        start = np.array([0.0, self.table.length_mm - 3 * r - place[:, 1].max()])
+        shift = (1 - ease)[:, None] * start  # (n, 2) the triangle's offset from its place
+        pos = np.repeat(self.balls.pos[None], n, 0)
+        state = np.repeat(self.balls.state[None], n, 0)
+        pos[:, idx, :2] = place[None] + shift[:, None]
+        pos[:, idx, 2] = r
+        state[:, idx] = BallState.IN_HAND
+        state[-1, idx] = BallState.ON_TABLE
+        t0 = self.now
+        self._append(pos, state)
+        self.balls.pos[idx] = pos[-1, idx]
+        self.balls.vel[idx], self.balls.omega[idx] = 0.0, 0.0
+        self.balls.state[idx] = BallState.ON_TABLE
+        t_set = self.now
+        self.rack()
+        corners = _triangle(place, r)
+
+        def frame(t: float) -> list[Capsule]:
+            k = int(np.clip(round((t - t0) / self.dt), 0, n - 1))
+            lift = max(t - t_set, 0.0) / lift_s
+            at = np.r_[shift[k], 0.0] + np.array([0.0, 0.0, 20.0 + 400 * lift])
+            c = [np.r_[p, 0.0] + at for p in corners]
+            out = [Capsule(tuple(c[i]), tuple(c[(i + 1) % 3]), _FRAME_MM, _FRAME_MM,
+                           TRIANGLE_BGR)
+                   for i in range(3)]
+            for hand in (c[1], c[2]):  # the racker holds the back corners from the foot end
+                wrist = hand + np.array([0.0, 150.0, 120.0])
+                out += [Capsule(tuple(hand), tuple(wrist), 40.0, 34.0, SKIN_BGR),
+                        Capsule(tuple(wrist), tuple(wrist + np.array([0.0, 300.0, 250.0])),
+                                38.0, 48.0, SLEEVE_BGR)]
+            return out
+
+        self.occlude(t0, t_set + lift_s, frame)
+        self.wait(lift_s)
 
     def break_shot(self, strike: Strike, **kw) -> Motion:
         """The opening break: a shot whose record counts the object balls driven to a rail."""
@@ -76,6 +126,20 @@ class PoolScript(Script):
             "cue_rail": any(e.balls[0] == cue for e in rails),
             "cue_potted": base["cue_potted"], "foul": foul, "positions": base["positions"],
         }
+
+
+def _triangle(place: np.ndarray, r: float) -> list[np.ndarray]:
+    """The corners (3, 2) of the racking triangle's frame (its rails' middle lines) round
+    balls at ``place`` (K, 2): apex towards the head, then the back corners; the rails touch
+    the outer balls."""
+    apex = place[np.argmin(place[:, 1])]
+    back = place[:, 1].max()
+    row = place[np.abs(place[:, 1] - back) < 1e-6]
+    left, right = row[np.argmin(row[:, 0])], row[np.argmax(row[:, 0])]
+    # sides moved out by d move an equilateral triangle's corners out by 2 d
+    grow = 2 * (r + _FRAME_MM)
+    return [apex + np.array([0.0, -grow]), left + np.array([-grow * math.sqrt(3) / 2, grow / 2]),
+            right + np.array([grow * math.sqrt(3) / 2, grow / 2])]
 
 
 def _expect(ok: bool, what: str) -> None:
@@ -255,6 +319,40 @@ def combination_9ball(seed: int) -> PoolScript:
     return s
 
 
+def straight_rack(seed: int) -> PoolScript:
+    """14.1: the fifteen balls racked by hand with the triangle (they slide in from the foot
+    rail, the triangle is lifted away), then a safe opening break: the cue ball clips a back
+    corner ball, two object balls and the cue ball reach a rail, nothing drops."""
+    table = POOL_TABLES["9ft"]
+    rng = np.random.default_rng([seed, 53])
+    spots = pool_rack(table, "14.1", rng)
+    balls = {b: None for b in spots.ids if b != "cue"}
+    balls["cue"] = (table.width_mm * 0.62, table.head_string_mm - 80.0)
+    layout = pool_layout(table, balls, rng)
+    layout.state[1:] = BallState.POTTED  # gathered from the pockets
+    s = PoolScript(layout, table, "14.1", seed)
+    s.wait(0.5)
+    s.set_rack({b: tuple(spots.pos[spots.index(b), :2]) for b in balls if b != "cue"})
+    cue = s.balls.pos[s.balls.index("cue"), :2]
+    back = max(s.balls.ids[1:], key=lambda b: s.balls.pos[s.balls.index(b), 1]
+               + 0.01 * s.balls.pos[s.balls.index(b), 0])  # the right back corner
+    target = s.balls.pos[s.balls.index(back), :2] + np.array([table.ball_diameter_mm * 0.9, 0])
+    d = target - cue
+    heading = math.degrees(math.atan2(d[1], d[0]))
+    cands = [Strike(heading + off, v, side=side) for v in (3500.0, 4500.0, 3000.0)
+             for off in (0.0, 0.2, -0.2, 0.4, -0.4) for side in (0.3, 0.0)]
+
+    def safe(m: Motion) -> bool:
+        first = next((e for e in m.events if e.type == "contact" and "cue" in e.balls), None)
+        rails = {e.balls[0] for e in m.events if e.type in ("cushion", "jaw")}
+        gone = any(e.type in ("pot", "off_table") for e in m.events)
+        return (first is not None and back in first.balls and "cue" in rails
+                and len(rails - {"cue"}) >= 2 and not gone)
+
+    s.break_shot(s.find_strike(cands, safe), address_s=1.2)
+    return s
+
+
 # -- the registry -------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class PoolScenario(Scenario):
@@ -321,6 +419,9 @@ POOL_SCENARIOS: dict[str, PoolScenario] = {sc.name: sc for sc in (
                  "pocket; tan cloth", bank, look=_look("tan")),
     PoolScenario("pool_jump", "8-ball: the cue ball jumps a blocking 14 to hit the 6, 60 fps",
                  jump, fps=60.0, look=_look("blue")),
+    PoolScenario("pool_14_1_rack", "14.1: the rack set by hand with the triangle, then a safe "
+                 "opening break off a back corner ball; blue cloth", straight_rack, game="14.1",
+                 look=_look("blue")),
     PoolScenario("pool_combination_9ball", "9-ball: the 1 struck into the 9, which drops in a "
                  "corner (the rack won); high oblique camera", combination_9ball,
                  camera="oblique", game="9ball", look=_look("green")),
