@@ -9,6 +9,9 @@ Each clip is ``world_SEED.mp4`` with ``world_SEED.truth.json``, ``world_SEED.bal
 cushion, a red nudged into a cushion), the table, the room and the camera all drawn from the
 seed. A clip is made under a hidden name and moved into place when whole, so a stopped run
 leaves no part of one; a clip already in DIR is kept. Tune on other seeds than those reported.
+With ``--game pool`` the clips are ``pool_world_SEED.mp4``, in pool worlds
+(``tracker.sim.pool_world``: the table's size, the game, the make of balls, a break, a pot or a
+ball nudged into a rail, drawn from the seed).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tracker.sim.make import FrameBar  # noqa: E402
+from tracker.sim.pool_world import make_pool_world_clip  # noqa: E402
 from tracker.sim.truth import truth_paths  # noqa: E402
 from tracker.sim.world import make_world_clip, world_path  # noqa: E402
 
@@ -45,11 +49,17 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
-def make(seed: int, folder: Path, resolution: str | None, seconds: float, bar=None) -> Path:
+# the clip's name and the maker of its world, by game
+MAKERS = {"snooker": ("world", make_world_clip), "pool": ("pool_world", make_pool_world_clip)}
+
+
+def make(seed: int, folder: Path, resolution: str | None, seconds: float, bar=None,
+         game: str = "snooker") -> Path:
     """The clip of world ``seed`` in ``folder`` (made under a hidden name, then moved)."""
-    final = folder / f"world_{seed}.mp4"
-    tmp = folder / f".world_{seed}.partial.mp4"
-    make_world_clip(seed, tmp, resolution=resolution, max_s=seconds, progress=bar)
+    prefix, maker = MAKERS[game]
+    final = folder / f"{prefix}_{seed}.mp4"
+    tmp = folder / f".{prefix}_{seed}.partial.mp4"
+    maker(seed, tmp, resolution=resolution, max_s=seconds, progress=bar)
     sources = (tmp, *truth_paths(tmp), world_path(tmp))
     targets = (final, *truth_paths(final), world_path(final))
     # the video last: a clip is there only when all its files are
@@ -68,6 +78,8 @@ def main(argv=None) -> int:
                    help="every clip at this size (default: drawn per world)")
     p.add_argument("--seconds", type=float, default=4.0,
                    help="longest clip, seconds (default 4; the play is cut there)")
+    p.add_argument("--game", choices=tuple(MAKERS), default="snooker",
+                   help="the worlds' game (default snooker)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     args = p.parse_args(argv)
     try:
@@ -80,11 +92,12 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     made = 0
     clips = tqdm(seeds, unit="clip", desc="validation set", disable=args.quiet)
+    prefix = MAKERS[args.game][0]
     for seed in clips:
-        if (args.output / f"world_{seed}.mp4").exists():
+        if (args.output / f"{prefix}_{seed}.mp4").exists():
             continue
-        with FrameBar(desc=f"world_{seed}", leave=False, disable=args.quiet) as bar:
-            make(seed, args.output, args.resolution, args.seconds, bar)
+        with FrameBar(desc=f"{prefix}_{seed}", leave=False, disable=args.quiet) as bar:
+            make(seed, args.output, args.resolution, args.seconds, bar, args.game)
         made += 1
     print(f"made {made} clip(s), {len(seeds) - made} already there, in "
           f"{time.perf_counter() - t0:.0f} s: {args.output}")

@@ -320,3 +320,24 @@ def test_validation_clip_moved_into_place_whole(tmp_path, monkeypatch):
         "world_6.balls.csv.gz", "world_6.mp4", "world_6.truth.json", "world_6.world.json"]
     meta = json.loads((tmp_path / "world_6.truth.json").read_text())
     assert meta["video"] == final.name and meta["balls_csv"] == "world_6.balls.csv.gz"
+
+
+def test_a_pool_validation_clip_names_its_game_table_and_pool_ids(tmp_path, monkeypatch):
+    from calibration.specs import POOL_BALLS
+    from tracker.sim.pool_world import PoolWorld
+
+    mv = _make_validation()
+    drawn = PoolWorld.draw(0)
+    assert drawn.kind == "rail"  # quick to find
+    small = replace(drawn, world=replace(drawn.world, size=(320, 180), fps=25.0))
+    monkeypatch.setattr(PoolWorld, "draw", classmethod(lambda cls, seed, resolution=None: small))
+    mv.make(0, tmp_path, None, 1.0, game="pool")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "pool_world_0.balls.csv.gz", "pool_world_0.mp4", "pool_world_0.truth.json",
+        "pool_world_0.world.json"]
+    meta = json.loads((tmp_path / "pool_world_0.truth.json").read_text())
+    assert meta["game"] == small.game and meta["table"] == small.table
+    assert meta["ball_ids"][0] == "cue" and set(meta["ball_ids"]) <= set(POOL_BALLS)
+    assert meta["clip"]["palette"] == json.loads(
+        (tmp_path / "pool_world_0.world.json").read_text())["palette"]
+    assert meta["frames"] == pytest.approx(25, abs=1)

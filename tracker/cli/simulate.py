@@ -8,6 +8,7 @@ from pathlib import Path
 
 from calibration.errors import InputError
 from tracker.io.checks import video_path, writable_path
+from tracker.sim.pool_scenarios import POOL_CAMERAS, POOL_SCENARIOS
 from tracker.sim.scenarios import SCENARIOS
 
 
@@ -18,9 +19,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="video to write (default: SCENARIO.mp4); the truth goes beside it as "
                         "OUT.truth.json and OUT.balls.csv.gz")
     p.add_argument("--list", action="store_true", help="list the scenarios and exit")
-    p.add_argument("--camera", choices=("overhead", "broadcast"),
+    p.add_argument("--camera", choices=("overhead", "broadcast", "oblique"),
                    help="overhead: ceiling camera above the table; broadcast: high behind the "
-                        "top cushion (default: the scenario's)")
+                        "top cushion (snooker); oblique: high behind the foot rail (pool) "
+                        "(default: the scenario's)")
     p.add_argument("--height", type=float, metavar="MM", dest="height_mm",
                    help="overhead camera height above the cloth in mm (default 3000)")
     p.add_argument("--tilt", type=float, metavar="DEG", dest="tilt_deg",
@@ -42,14 +44,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.stress is not None:
         return _stress(args)
+    scenarios = {**SCENARIOS, **POOL_SCENARIOS}
     if args.list or not args.scenario:
-        width = max(len(n) for n in SCENARIOS)
-        for name, sc in SCENARIOS.items():
+        width = max(len(n) for n in scenarios)
+        for name, sc in scenarios.items():
             print(f"{name:<{width}}  {sc.description}")
         return 0
-    if args.scenario not in SCENARIOS:
+    if args.scenario not in scenarios:
         raise InputError(f"unknown scenario {args.scenario!r}; choose from "
-                         f"{', '.join(SCENARIOS)}")
+                         f"{', '.join(scenarios)}")
+    kinds = POOL_CAMERAS if args.scenario in POOL_SCENARIOS else ("overhead", "broadcast")
+    if args.camera is not None and args.camera not in kinds:
+        raise InputError(f"--camera {args.camera}: {args.scenario} is filmed by "
+                         f"{' or '.join(kinds)}")
     if args.height_mm is not None and not 1500 <= args.height_mm <= 8000:
         raise InputError(f"--height {args.height_mm:g} mm: use 1500 to 8000")
     if args.tilt_deg is not None and not 0 <= args.tilt_deg <= 30:

@@ -10,9 +10,11 @@ from pathlib import Path
 import numpy as np
 
 from calibration.camera import Camera
-from calibration.specs import SNOOKER, SnookerTableSpec
+from calibration.specs import SNOOKER, PoolTableSpec
 from tracker.io.video import VideoWriter
 from tracker.sim.model import BallState
+from tracker.sim.physics import TableSpec
+from tracker.sim.pool import BallPalette, PoolRenderer
 from tracker.sim.render import Build, Look, Renderer
 from tracker.sim.script import Timeline
 from tracker.sim.truth import BallTruth, write_truth
@@ -44,7 +46,8 @@ class ClipSpec:
     """How a Timeline is filmed: camera, frame rate, look, shutter and encoding; ``build``
     the make of the table and room (None: the renderer's own), ``kbps`` a constant bitrate
     in place of ``crf``, as a camera's encoder writes (None: the quality ``crf``), ``preset``
-    the encoder's speed for size."""
+    the encoder's speed for size; ``palette`` the make of pool balls on a pool table (None:
+    the standard set)."""
 
     camera: Camera
     fps: float = 30.0
@@ -58,6 +61,7 @@ class ClipSpec:
     build: Build | None = None
     kbps: int | None = None
     preset: str = "medium"
+    palette: BallPalette | None = None
 
 
 def frame_of(t: float, fps: float) -> int:
@@ -66,7 +70,7 @@ def frame_of(t: float, fps: float) -> int:
 
 
 def render_clip(timeline: Timeline, spec: ClipSpec, out_path: str | Path,
-                table: SnookerTableSpec = SNOOKER, seed: int = 0,
+                table: TableSpec = SNOOKER, seed: int = 0,
                 progress: Callable[[int, int], None] | None = None,
                 meta: dict | None = None) -> tuple[dict, BallTruth]:
     """Renders ``timeline`` to ``out_path`` (H.264 MP4) and writes the truth beside it.
@@ -74,12 +78,17 @@ def render_clip(timeline: Timeline, spec: ClipSpec, out_path: str | Path,
     Frame k shows the instant t = k / fps at the centre of its exposure. Returns the truth
     (meta dict as written, BallTruth)."""
     cam = spec.camera
-    renderer = Renderer(cam, table, spec.look, seed=seed, build=spec.build)
+    if isinstance(table, PoolTableSpec):
+        renderer = PoolRenderer(cam, table, spec.look, seed=seed, build=spec.build,
+                                palette=spec.palette)
+    else:
+        renderer = Renderer(cam, table, spec.look, seed=seed, build=spec.build)
     n_frames = int(math.floor(timeline.duration * spec.fps)) + 1
     N = len(timeline.ids)
     r = table.ball_radius_mm
     F_t = np.arange(n_frames) / spec.fps
     pos_t, state_t = timeline.at(F_t)
+    rot_t = timeline.orient_at(F_t)  # None unless the balls' orientations were carried
     vis = np.zeros((n_frames, N))
     shutter = spec.exposure / spec.fps
     offsets = np.linspace(-shutter / 2, shutter / 2, spec.blur_samples)
@@ -87,14 +96,18 @@ def render_clip(timeline: Timeline, spec: ClipSpec, out_path: str | Path,
                      preset=spec.preset) as writer:
         for k, t in enumerate(F_t):
             sub, _ = timeline.at(t + offsets)
-            if np.abs(sub[-1] - sub[0]).max() < 0.05:
+            rot = None if rot_t is None else timeline.orient_at(t + offsets)
+            if np.abs(sub[-1] - sub[0]).max() < 0.05 and (
+                    rot is None or np.abs(rot[-1] - rot[0]).max() < 1e-4):
                 sub = pos_t[k][None]
+                rot = None if rot is None else rot_t[k][None]
+            turned = {} if rot is None else {"orient": rot}
             draw = np.isin(state_t[k], DRAWN) | (
                 (state_t[k] == BallState.OFF_TABLE) & (pos_t[k, :, 2] > 0))
             frame, vis[k] = renderer.render(
                 timeline.classes, sub, visible=draw, occluders=timeline.occluders(t),
                 gain=spec.lighting.gain(t), noise=spec.noise, graphics=spec.graphics,
-                frame_index=k)
+                frame_index=k, **turned)
             writer.write(frame)
             if progress:
                 progress(k + 1, n_frames)
@@ -129,6 +142,8 @@ def render_clip(timeline: Timeline, spec: ClipSpec, out_path: str | Path,
         clip["kbps"] = spec.kbps
     if spec.preset != "medium":
         clip["preset"] = spec.preset
+    if isinstance(table, PoolTableSpec):
+        clip["palette"] = asdict(spec.palette or BallPalette())
     meta = dict(meta or {})
     meta.update({
         "fps": spec.fps,

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from calibration.specs import SNOOKER
 from tracker.sim.clip import ClipSpec, frame_of, render_clip
+from tracker.sim.pool_scenarios import POOL_SCENARIOS, PoolScenario
 from tracker.sim.scenarios import RESOLUTIONS, SCENARIOS, Scenario, camera_for
 from tracker.sim.truth import write_truth
 
@@ -58,18 +60,21 @@ def clip_spec(sc: Scenario, *, camera: str | None = None, resolution: str | None
               crf: int | None = None, exposure: float | None = None,
               blur_samples: int | None = None) -> ClipSpec:
     size = parse_resolution(resolution or sc.resolution)
-    cam = camera_for(camera or sc.camera, size,
-                     height_mm=sc.height_mm if height_mm is None else height_mm,
-                     tilt_deg=sc.tilt_deg if tilt_deg is None else tilt_deg,
-                     k1=sc.k1 if k1 is None else k1)
+    make_camera = sc.make_camera if isinstance(sc, PoolScenario) else camera_for
+    cam = make_camera(camera or sc.camera, size,
+                      height_mm=sc.height_mm if height_mm is None else height_mm,
+                      tilt_deg=sc.tilt_deg if tilt_deg is None else tilt_deg,
+                      k1=sc.k1 if k1 is None else k1)
     spec = ClipSpec(camera=cam, fps=fps or sc.fps, look=sc.look, lighting=sc.lighting,
-                    graphics=sc.graphics)
+                    graphics=sc.graphics, palette=getattr(sc, "palette", None))
     given = {"crf": crf, "exposure": exposure, "blur_samples": blur_samples}
     return replace(spec, **{k: v for k, v in given.items() if v is not None})
 
 
 def referee_results(sc: Scenario, shots: list[dict]) -> list[dict]:
     """The referee's result after each shot of the clip (the prelude's are fed, not returned)."""
+    if isinstance(sc, PoolScenario):
+        return sc.referee_results(shots)
     from tracker.rules.snooker import Referee
 
     ref = Referee()
@@ -85,16 +90,22 @@ def make_clip(name: str, out_path: str | Path, seed: int = 0,
     """Simulates scenario ``name``, renders it to ``out_path`` and writes the truth beside it.
     ``overrides``: camera, resolution, fps, height_mm, tilt_deg, k1, crf, exposure (the share
     of each frame the shutter is open), blur_samples. Returns the truth."""
-    if name not in SCENARIOS:
+    scenarios = {**SCENARIOS, **POOL_SCENARIOS}
+    if name not in scenarios:
         raise KeyError(name)
-    sc = SCENARIOS[name]
+    sc = scenarios[name]
     spec = clip_spec(sc, **overrides)
     timeline = sc.build(seed)
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     meta = {"scenario": name, "description": sc.description, "players": list(sc.players),
             "frame_start": sc.frame_start(), "prelude": list(sc.prelude)}
-    meta, balls = render_clip(timeline, spec, out_path, seed=seed, progress=progress, meta=meta)
+    table = SNOOKER
+    if isinstance(sc, PoolScenario):
+        table = sc.table
+        meta.update(game=sc.game, table=table.name, match=sc.match())
+    meta, balls = render_clip(timeline, spec, out_path, table=table, seed=seed,
+                              progress=progress, meta=meta)
     results = referee_results(sc, meta["shots"])
     events = list(meta["events"])
     for shot, res in zip(meta["shots"], results):

@@ -30,8 +30,21 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from calibration.specs import SNOOKER, SnookerTableSpec
-from tracker.sim.model import BallSet, BallState, Motion, SimEvent, Strike
+from calibration.specs import SNOOKER, PoolTableSpec, SnookerTableSpec
+from tracker.sim.model import (
+    BallSet,
+    BallState,
+    Motion,
+    SimEvent,
+    Strike,
+    quat_from_rotvec,
+    quat_mul,
+)
+
+# Either game's table: the physics reads only the outline, cushions, pockets, nose and balls.
+TableSpec = SnookerTableSpec | PoolTableSpec
+# The ball the cue strikes, by game.
+CUE_BALL_IDS = ("white", "cue")
 
 # Plain ints: numpy compares these with int8 arrays far faster than IntEnum members.
 ON, AIR, POTTED, OFF = (int(BallState.ON_TABLE), int(BallState.AIRBORNE),
@@ -136,9 +149,28 @@ class _Rails:
 # middle jaws are short and open wide (rounded-looking mouths).
 _CORNER_JAW = (math.radians(4.0), 75.0)
 _MIDDLE_JAW = (math.radians(20.0), 30.0)
+# WPA pockets: the jaws meet the cushion noses at 142 degrees (corner) and 104 degrees (side),
+# so they close in by 7 and 14 degrees from the pocket's axis towards its throat.
+_POOL_CORNER_JAW = (math.radians(-7.0), 60.0)
+_POOL_SIDE_JAW = (math.radians(-14.0), 25.0)
 
 
-def _rails(table: SnookerTableSpec) -> _Rails:
+def cue_ball_index(ids) -> int:
+    """Index of the cue ball (``white`` or ``cue``) in ``ids``, -1 if none."""
+    for name in CUE_BALL_IDS:
+        if name in ids:
+            return list(ids).index(name)
+    return -1
+
+
+def _jaw(table: TableSpec, pocket: str) -> tuple[float, float]:
+    """(opening angle rad from the pocket's axis, length mm) of a pocket's jaws."""
+    if isinstance(table, PoolTableSpec):
+        return _POOL_SIDE_JAW if pocket.startswith("side") else _POOL_CORNER_JAW
+    return _MIDDLE_JAW if pocket.startswith("middle") else _CORNER_JAW
+
+
+def _rails(table: TableSpec) -> _Rails:
     centre = np.array([table.width_mm / 2, table.length_mm / 2])
     seg_a, seg_b, seg_n, names, jaw = [], [], [], [], []
 
@@ -160,7 +192,7 @@ def _rails(table: SnookerTableSpec) -> _Rails:
         out /= np.linalg.norm(out)
         if out @ (centre - mid) > 0:
             out = -out
-        opening, length = _MIDDLE_JAW if name.startswith("middle") else _CORNER_JAW
+        opening, length = _jaw(table, name)
         for k in (k1, k2):
             lateral = (k - mid) / np.linalg.norm(k - mid)
             direction = out + math.tan(opening) * lateral
@@ -287,8 +319,9 @@ def _cloth_kick(vel, omega, state, h: float, noise, radius_mm: float, params: Ph
 
 
 def strike_white(balls: BallSet, strike: Strike, params: PhysicsParams = PhysicsParams(),
-                 table: SnookerTableSpec = SNOOKER) -> BallSet:
-    """The balls just after the cue strikes the ball ``"white"``; a copy.
+                 table: TableSpec = SNOOKER) -> BallSet:
+    """The balls just after the cue strikes the cue ball (``"white"``, or ``"cue"`` in pool);
+    a copy.
 
     The cue pushes along its axis (heading ``direction_deg``, tilted down by ``elevation_deg``)
     through the tip point at (side, top) ball radii off the axis: the white leaves at
@@ -297,7 +330,9 @@ def strike_white(balls: BallSet, strike: Strike, params: PhysicsParams = Physics
     makes the white airborne, a slower one is absorbed.
     """
     out = balls.copy()
-    i = out.index("white")
+    i = cue_ball_index(out.ids)
+    if i < 0:
+        raise ValueError(f"no cue ball ({' or '.join(CUE_BALL_IDS)}) among the balls")
     R = table.ball_radius_mm
     phi, theta = math.radians(strike.direction_deg), math.radians(strike.elevation_deg)
     cue = np.array([math.cos(theta) * math.cos(phi), math.cos(theta) * math.sin(phi),
@@ -324,7 +359,7 @@ def strike_white(balls: BallSet, strike: Strike, params: PhysicsParams = Physics
 
 
 def total_energy(balls: BallSet, params: PhysicsParams = PhysicsParams(),
-                 table: SnookerTableSpec = SNOOKER) -> float:
+                 table: TableSpec = SNOOKER) -> float:
     """Translational + rotational + potential energy (J, potential from the cloth) of the balls
     in play (on the table or airborne)."""
     live = balls.on_table()
@@ -345,15 +380,19 @@ class Simulation:
     """The balls of a table moving under the model; step it with ``advance_to``.
 
     State lives in parallel arrays (``pos``, ``vel``, ``omega`` (N, 3), ``state`` (N,)); events
-    accumulate in ``events``; ``t`` is the current time in seconds.
+    accumulate in ``events``; ``t`` is the current time in seconds. With ``orientation`` the
+    balls' orientations (``orient`` (N, 4) quaternions) turn with their spin as they drift.
     """
 
-    def __init__(self, balls: BallSet, table: SnookerTableSpec = SNOOKER,
-                 params: PhysicsParams = PhysicsParams(), seed: int = 0):
+    def __init__(self, balls: BallSet, table: TableSpec = SNOOKER,
+                 params: PhysicsParams = PhysicsParams(), seed: int = 0,
+                 orientation: bool = False):
         self.table, self.params = table, params
         self.ids, self.classes = list(balls.ids), list(balls.classes)
         self.pos, self.vel = balls.pos.copy(), balls.vel.copy()
         self.omega, self.state = balls.omega.copy(), balls.state.copy()
+        self.orient = balls.orient.copy() if orientation else None
+        self._orient_given = balls.orient.copy()  # handed back unchanged when not carried
         self.R = table.ball_radius_mm
         self.rails = _rails(table)
         self.rng = np.random.default_rng(seed)
@@ -377,7 +416,7 @@ class Simulation:
         self._gone_v = np.zeros((n, 3))
         self._gone_to = np.zeros((n, 3))
         self._landed = np.ones(n, bool)  # first touch-down of the current flight reported
-        self._white = self.ids.index("white") if "white" in self.ids else -1
+        self._white = cue_ball_index(self.ids)
         self._over_inside: set[int] = set()
         self._over_touched: set[int] = set()
         self._jump_reported = True
@@ -404,7 +443,8 @@ class Simulation:
         """A copy of the current state as a BallSet."""
         vel, omega = self._synced()
         return BallSet(list(self.ids), list(self.classes), self.pos.copy(), vel, omega,
-                       self.state.copy())
+                       self.state.copy(),
+                       (self._orient_given if self.orient is None else self.orient).copy())
 
     def _synced(self) -> tuple[np.ndarray, np.ndarray]:
         """Copies of vel, omega with the pending forces applied."""
@@ -501,6 +541,13 @@ class Simulation:
     def _move(self, dt: float) -> None:
         if dt > 0:
             self.pos += self.vel * dt  # balls out of play have zero velocity
+            if self.orient is not None:
+                # the spin is constant over a drift: each ball turns by omega dt
+                turning = np.flatnonzero(self.omega.any(axis=1))
+                if turning.size:
+                    q = quat_mul(quat_from_rotvec(self.omega[turning] * dt),
+                                 self.orient[turning])
+                    self.orient[turning] = q / np.linalg.norm(q, axis=1, keepdims=True)
 
     def _earliest(self, horizon: float):
         """The first contact within horizon: (kind, index, time) or (None, None, inf)."""
@@ -704,20 +751,22 @@ class Simulation:
         self.omega[i] = 0.0
 
 
-def simulate(balls: BallSet, strike: Strike | None, table: SnookerTableSpec = SNOOKER,
+def simulate(balls: BallSet, strike: Strike | None, table: TableSpec = SNOOKER,
              params: PhysicsParams = PhysicsParams(), seed: int = 0,
-             sample_dt: float = 1 / 480, max_time: float = 40.0) -> Motion:
-    """Strike the ball ``"white"`` (None: let the current velocities run out) and sample the
+             sample_dt: float = 1 / 480, max_time: float = 40.0,
+             orientation: bool = False) -> Motion:
+    """Strike the cue ball (None: let the current velocities run out) and sample the
     motion every ``sample_dt`` s until every ball is at rest or gone, plus one final sample, or
     until ``max_time``.
 
     Returns a Motion: times (T,), pos (T, N, 3), state (T, N), events in time order ending with
-    ``rest``, final the BallSet at the end (potted balls under their pocket, z = pot_depth_mm).
+    ``rest``, final the BallSet at the end (potted balls under their pocket, z = pot_depth_mm);
+    with ``orientation`` also orient (T, N, 4), the balls turning with their spin.
     """
-    sim = Simulation(balls, table, params, seed)
+    sim = Simulation(balls, table, params, seed, orientation)
     if strike is not None:
         sim.strike(strike)
-    times, pos, states = [], [], []
+    times, pos, states, orients = [], [], [], []
     k, rest_seen = 0, False
     while True:
         t = k * sample_dt
@@ -725,6 +774,8 @@ def simulate(balls: BallSet, strike: Strike | None, table: SnookerTableSpec = SN
         times.append(t)
         pos.append(sim.sample_positions())
         states.append(sim.state.copy())
+        if orientation:
+            orients.append(sim.orient.copy())
         if rest_seen or t >= max_time:
             break
         if sim.at_rest():
@@ -734,7 +785,8 @@ def simulate(balls: BallSet, strike: Strike | None, table: SnookerTableSpec = SN
     final = sim.balls()
     final.pos = pos[-1].copy()
     return Motion(list(balls.ids), list(balls.classes), np.array(times), np.array(pos),
-                  np.array(states, dtype=np.int8), sim.events, final)
+                  np.array(states, dtype=np.int8), sim.events, final,
+                  np.array(orients) if orientation else None)
 
 
 def rack(table: SnookerTableSpec = SNOOKER, white_mm: tuple[float, float] | None = None) -> BallSet:

@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from calibration.camera import Camera
-from calibration.specs import BALL_CLASSES, SNOOKER, SnookerTableSpec
+from calibration.specs import SNOOKER, SnookerTableSpec
 
 BALL_COLOURS_BGR: dict[str, tuple[int, int, int]] = {
     "white": (212, 228, 232),  # phenolic cue ball, slightly cream
@@ -270,8 +270,10 @@ class Renderer:
     The static background (cloth, markings, pockets, cushions, rails, floor) is ray-cast once in
     the constructor; ``render`` then draws shadows, balls, occluders, sensor noise and graphics.
     The layers of balls at rest are kept between frames, so a frame costs mostly its moving
-    balls.
+    balls. ``ball_colours`` maps each ball class it draws to its colour.
     """
+
+    ball_colours: dict[str, tuple[float, float, float]] = BALL_COLOURS_BGR
 
     def __init__(self, camera: Camera, table: SnookerTableSpec = SNOOKER, look: Look = Look(),
                  seed: int = 0, build: Build | None = None):
@@ -487,8 +489,12 @@ class Renderer:
         x = (np.arange(w, dtype=np.float32) - 40) * 2
         y = (np.arange(h, dtype=np.float32)[:, None] - 40) * 2
         lanes = np.exp(-0.5 * ((x - t.centre_x_mm) / 450) ** 2) + np.exp(
-            -0.5 * (((x - t.centre_x_mm) / 350) ** 2 + ((y - t.baulk_line_mm) / 400) ** 2))
+            -0.5 * (((x - t.centre_x_mm) / 350) ** 2 + ((y - self._baulk_line_mm()) / 400) ** 2))
         return (nap * (1 + 0.14 * wear * lanes * (0.5 + patches))).astype(np.float32)
+
+    def _baulk_line_mm(self) -> float:
+        """y (mm) of the line the player breaks from, where the cloth wears."""
+        return self.table.baulk_line_mm
 
     def _chalk_marks(self) -> np.ndarray | None:
         """(n, 4) chalk smudges (x mm, y mm, radius mm, opacity) on the bed, or None: most
@@ -862,7 +868,7 @@ class Renderer:
         cy0, cy1 = max(y0, 0), min(y1, self.height_px)
         inner = (slice(cy0 - y0, cy1 - y0), slice(cx0 - x0, cx1 - x0))
         bg_depth = self._bg_depth[cy0:cy1, cx0:cx1]
-        albedo = np.asarray(BALL_COLOURS_BGR[cls], np.float64)
+        albedo = np.asarray(self.ball_colours[cls], np.float64)
         o = self._origin
         h, w = cy1 - cy0, cx1 - cx0
         alpha = np.zeros((h, w))
@@ -872,7 +878,7 @@ class Renderer:
         d_in, ang_in = d[inner].reshape(-1, 3), ang[inner].ravel()
         alpha_f, premult_f, depth_f = alpha.reshape(-1), premult.reshape(-1, 3), depth.reshape(-1)
         bg_f = bg_depth.ravel()
-        for c in centres:
+        for k, c in enumerate(centres):
             oc = o - c
             if (x0, x1, y0, y1) != (cx0, cx1, cy0, cy1):
                 # the silhouette's full area, including what falls outside the image
@@ -895,13 +901,19 @@ class Renderer:
             n = p - c
             n /= np.maximum(np.linalg.norm(n, axis=-1, keepdims=True), 1e-9)
             cv = cv * (t < bg_f[on])  # the cushions in front hide it
-            col = self._shade_ball(albedo, p, n, dd) if self.look.shading else albedo
+            face = self._ball_face(cls, k, n, albedo)
+            col = self._shade_ball(face, p, n, dd) if self.look.shading else face
             alpha_f[on] += cv
             premult_f[on] += cv[:, None] * col
             depth_f[on] = np.minimum(depth_f[on], np.where((mm < r) | (cv > 0.5), t, np.inf))
         s = len(centres)
         return {"win": (cx0, cx1, cy0, cy1), "alpha": (alpha / s).astype(np.float32),
                 "premult": (premult / s).astype(np.float32), "depth": depth, "area": area / s}
+
+    def _ball_face(self, cls: str, sample: int, n: np.ndarray, albedo: np.ndarray) -> np.ndarray:
+        """Albedo (3,) or (M, 3) of ball ``cls`` at the points with unit normals ``n`` (M, 3)
+        at its sub-sample ``sample``: one colour all round here."""
+        return albedo
 
     def _shade_ball(self, albedo: np.ndarray, p: np.ndarray, n: np.ndarray,
                     d: np.ndarray) -> np.ndarray:
@@ -1163,10 +1175,11 @@ class Renderer:
                graphics: str | None = None, frame_index: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """One frame.
 
-        classes: N ball classes (``BALL_CLASSES``); pos_mm: (S, N, 3) ball centres (table mm) at S
-        instants spread over the exposure, or (N, 3) for a still; visible: (N,) bool, the balls
-        to draw (False for potted/off-table balls); occluders: capsules above the table; gain:
-        lamp brightness multiplier; noise: add sensor noise; graphics: scoreboard text or None.
+        classes: N ball classes (keys of ``ball_colours``); pos_mm: (S, N, 3) ball centres
+        (table mm) at S instants spread over the exposure, or (N, 3) for a still; visible: (N,)
+        bool, the balls to draw (False for potted/off-table balls); occluders: capsules above
+        the table; gain: lamp brightness multiplier; noise: add sensor noise; graphics:
+        scoreboard text or None.
 
         Returns (frame (H, W, 3) BGR uint8, visible_fraction (N,) float: the share of each
         ball's silhouette not hidden by occluders, the graphics strip, the image border or the
@@ -1182,8 +1195,9 @@ class Renderer:
         if pos.ndim != 3 or pos.shape[1:] != (n, 3) or len(pos) == 0:
             raise ValueError(f"pos_mm must have shape (S, {n}, 3) or ({n}, 3), got {pos.shape}")
         for c in classes:
-            if c not in BALL_COLOURS_BGR:
-                raise ValueError(f"unknown ball class {c!r}; expected one of {BALL_CLASSES}")
+            if c not in self.ball_colours:
+                raise ValueError(f"unknown ball class {c!r}; expected one of "
+                                 f"{tuple(self.ball_colours)}")
         vis = np.ones(n, bool) if visible is None else np.asarray(visible, bool)
         if vis.shape != (n,):
             raise ValueError(f"visible must have shape ({n},), got {vis.shape}")

@@ -115,7 +115,7 @@ def pot_any(script: Script, ball_ids: list[str], speeds=(2200.0, 3000.0, 1700.0)
     first (smallest cut, shortest distances, clear paths). Returns (ball_id, pocket, strike)."""
     t = script.table
     b = script.balls
-    w = b.pos[b.index("white"), :2]
+    w = b.pos[b.index(script.cue), :2]
     on = b.on_table()
     options = []
     for bid in ball_ids:
@@ -131,9 +131,9 @@ def pot_any(script: Script, ball_ids: list[str], speeds=(2200.0, 3000.0, 1700.0)
             cut = math.degrees(math.acos(np.clip(np.dot(v / dist_w, u), -1, 1)))
             if cut > max_cut_deg:
                 continue
-            if pname.startswith("middle") and abs(u[1]) > 0.75:
+            if pname.startswith(("middle", "side")) and abs(u[1]) > 0.75:
                 continue  # too steep into a middle pocket
-            others = [i for i, ok in enumerate(on) if ok and b.ids[i] not in ("white", bid)]
+            others = [i for i, ok in enumerate(on) if ok and b.ids[i] not in (script.cue, bid)]
             if _blocked(w, ghost, b.pos[others, :2], t.ball_diameter_mm) or _blocked(
                     o, p, b.pos[others, :2], t.ball_diameter_mm):
                 continue

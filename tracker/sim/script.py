@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from calibration.specs import COLOURS, SNOOKER, SnookerTableSpec
-from tracker.sim.model import BallSet, BallState, Motion, Strike
-from tracker.sim.physics import PhysicsParams, simulate
+from tracker.sim.model import BallSet, BallState, Motion, Strike, quat_slerp
+from tracker.sim.physics import PhysicsParams, TableSpec, cue_ball_index, simulate
 from tracker.sim.render import Capsule
 
 SKIN_BGR = (128, 160, 205)
@@ -34,7 +34,8 @@ class Timeline:
 
     pos (T, N, 3) mm and state (T, N) int8 ``BallState`` at times k * dt; ``occlusions`` are
     (t_start, t_end, f) with f(t) -> capsules; ``events`` are contract-style event dicts with
-    ``t``; ``shots`` are the shot records fed to the referee (with ``t_start``/``t_end``).
+    ``t``; ``shots`` are the shot records fed to the referee (with ``t_start``/``t_end``);
+    ``orient`` (T, N, 4) the balls' orientation quaternions when the script carried them.
     """
 
     ids: list[str]
@@ -45,10 +46,23 @@ class Timeline:
     occlusions: list[tuple[float, float, Occlusion]] = field(default_factory=list)
     events: list[dict] = field(default_factory=list)
     shots: list[dict] = field(default_factory=list)
+    orient: np.ndarray | None = None
 
     @property
     def duration(self) -> float:
         return (len(self.pos) - 1) * self.dt
+
+    def orient_at(self, times: np.ndarray) -> np.ndarray | None:
+        """Orientations (S, N, 4) at ``times`` (S,), interpolated along the shorter arc between
+        samples; None when the timeline carries none."""
+        if self.orient is None:
+            return None
+        f = np.clip(np.asarray(times, float) / self.dt, 0, len(self.orient) - 1)
+        i0 = np.minimum(np.floor(f).astype(int), len(self.orient) - 2)
+        w = np.repeat((f - i0)[:, None], self.orient.shape[1], axis=1)
+        a, b = self.orient[i0], self.orient[i0 + 1]
+        # a ball at rest keeps its quaternion bit for bit (the renderer caches it by value)
+        return np.where(np.all(a == b, axis=-1)[..., None], a, quat_slerp(a, b, w))
 
     def at(self, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Positions (S, N, 3), linearly interpolated, and states (S, N) at ``times`` (S,)."""
@@ -116,16 +130,21 @@ class Script:
     who is at the table only as far as the shot records it writes (the referee decides).
     """
 
-    def __init__(self, balls: BallSet, table: SnookerTableSpec = SNOOKER, seed: int = 0,
-                 dt: float = 1 / 480, params: PhysicsParams | None = None):
+    def __init__(self, balls: BallSet, table: TableSpec = SNOOKER, seed: int = 0,
+                 dt: float = 1 / 480, params: PhysicsParams | None = None,
+                 orientation: bool = False):
         self.table = table
         self.params = params or PhysicsParams()
         self.rng = np.random.default_rng(seed)
         self.seed = seed
         self.balls = balls.copy()
         self.dt = dt
+        self.orientation = orientation
+        cue = cue_ball_index(balls.ids)
+        self.cue = balls.ids[cue] if cue >= 0 else "white"  # the cue ball's id
         self._pos = [self.balls.pos[None].copy()]
         self._state = [self.balls.state[None].copy()]
+        self._orient = [self.balls.orient[None].copy()] if orientation else []
         self.timeline = Timeline(list(balls.ids), list(balls.classes), dt,
                                  np.zeros((0, len(balls), 3)), np.zeros((0, len(balls)), np.int8))
         self.shot_count = 0
@@ -135,9 +154,14 @@ class Script:
     def now(self) -> float:
         return (sum(len(p) for p in self._pos) - 1) * self.dt
 
-    def _append(self, pos: np.ndarray, state: np.ndarray) -> None:
+    def _append(self, pos: np.ndarray, state: np.ndarray, orient: np.ndarray | None = None
+                ) -> None:
+        """Samples (n, N, 3) and (n, N); the balls' orientations (n, N, 4), by default held."""
         self._pos.append(pos)
         self._state.append(state)
+        if self.orientation:
+            self._orient.append(np.repeat(self.balls.orient[None], len(pos), 0)
+                                if orient is None else orient)
 
     def wait(self, seconds: float) -> None:
         n = max(int(round(seconds / self.dt)), 0)
@@ -196,16 +220,21 @@ class Script:
                 np.array([xy[0], -250.0]), np.array([xy[0], L + 250])]
         return min(cand, key=lambda p: float(np.hypot(*(p - xy))))
 
-    def place_white(self, xy: Sequence[float], seconds: float = 1.2) -> None:
-        """Ball in hand: a hand puts the white down at ``xy`` (in the D)."""
-        i = self.balls.index("white")
-        if not self.table.in_d(*xy):
-            raise ValueError(f"white placement {xy} is not in the D")
+    def place_white(self, xy: Sequence[float], seconds: float = 1.2,
+                    anywhere: bool = False) -> None:
+        """Ball in hand: a hand puts the cue ball down at ``xy`` (in the D; on a pool table in
+        the kitchen, or ``anywhere`` on the bed)."""
+        i = self.balls.index(self.cue)
+        if isinstance(self.table, SnookerTableSpec):
+            if not self.table.in_d(*xy):
+                raise ValueError(f"white placement {xy} is not in the D")
+        elif not (anywhere or self.table.in_kitchen(*xy)):
+            raise ValueError(f"cue ball placement {xy} is not in the kitchen")
         start = np.r_[self._outside_point(np.asarray(xy, float)), 120.0]
         if self.balls.state[i] == BallState.ON_TABLE:
             start = self.balls.pos[i].copy()
         self._carry(i, start, xy, seconds)
-        self.event("white_placed", ball="white", **{"class": "white"},
+        self.event("white_placed", ball=self.cue, **{"class": self.balls.classes[i]},
                    position_mm=[float(xy[0]), float(xy[1])])
 
     def put_back(self, positions: np.ndarray, seconds: float = 1.2) -> None:
@@ -283,9 +312,9 @@ class Script:
         until at rest. Appends the motion, its events, a ``shot`` record and ``shot_start`` /
         ``shot_end`` events. ``nominated``, ``foul`` and ``miss`` are what vision cannot see
         (the declared ball, a foul the referee called, the referee's miss call)."""
-        wi = self.balls.index("white")
+        wi = self.balls.index(self.cue)
         if self.balls.state[wi] != BallState.ON_TABLE:
-            raise ValueError("the white must be on the table to strike it")
+            raise ValueError("the cue ball must be on the table to strike it")
         self.shot_count += 1
         white = self.balls.pos[wi].copy()
         t_addr = self.now
@@ -296,9 +325,10 @@ class Script:
         self.event("shot_start", t=t_strike, shot=self.shot_count)
         motion = simulate(self.balls, strike, self.table, self.params,
                           seed=self.seed * 1000 + self.shot_count if seed is None else seed,
-                          sample_dt=self.dt)
+                          sample_dt=self.dt, orientation=self.orientation)
         # Motion.times start at 0 = the strike, which is the last sample already written.
-        self._append(motion.pos[1:], motion.state[1:])
+        self._append(motion.pos[1:], motion.state[1:],
+                     None if motion.orient is None else motion.orient[1:])
         self.balls = motion.final.copy()
         record = self._record(motion, t_strike, nominated, foul, miss)
         self.wait(settle_s)
@@ -310,13 +340,14 @@ class Script:
 
     def _record(self, motion: Motion, t0: float, nominated, foul, miss) -> dict:
         cls = dict(zip(self.balls.ids, self.balls.classes))
+        cue = self.cue
         first_contact, potted, off_table, cue_potted = None, [], [], False
         for e in motion.events:
             t = t0 + e.t
             if e.type == "contact":
                 a, b = e.balls
-                if first_contact is None and "white" in e.balls:
-                    first_contact = cls[b if a == "white" else a]
+                if first_contact is None and cue in e.balls:
+                    first_contact = cls[b if a == cue else a]
                 self.event("contact", t=t, balls=list(e.balls), classes=[cls[a], cls[b]])
             elif e.type == "cushion":
                 self.event("cushion", t=t, ball=e.balls[0], **{"class": cls[e.balls[0]]},
@@ -327,14 +358,14 @@ class Script:
             elif e.type == "pot":
                 b = e.balls[0]
                 self.event("pot", t=t, ball=b, **{"class": cls[b]}, pocket=e.pocket)
-                if b == "white":
+                if b == cue:
                     cue_potted = True
                 else:
                     potted.append(cls[b])
             elif e.type == "off_table":
                 b = e.balls[0]
                 self.event("off_table", t=t, ball=b, **{"class": cls[b]})
-                if b == "white":
+                if b == cue:
                     cue_potted = True  # Section 3 Rule 12(a): the white off the table, as in-off
                 off_table.append(cls[b])
             elif e.type == "jump":
@@ -343,12 +374,12 @@ class Script:
         t_end = t0 + motion.duration
         touching = self.touching_white()
         if touching:
-            self.event("touching", t=t_end, balls=["white", touching],
-                       classes=["white", cls[touching]])
+            self.event("touching", t=t_end, balls=[cue, touching],
+                       classes=[cls[cue], cls[touching]])
         return {
             "type": "shot", "shot": self.shot_count, "t_start": t0, "t_end": t_end,
             "first_contact": first_contact, "potted": potted, "cue_potted": cue_potted,
-            "off_table": [c for c in off_table if c != "white"], "nominated": nominated,
+            "off_table": [c for c in off_table if c != cls[cue]], "nominated": nominated,
             "foul": foul, "snookered_after": None, "miss": miss,
             "touching_after": cls[touching] if touching else None,
             "positions": self.positions(),
@@ -356,7 +387,7 @@ class Script:
 
     def touching_white(self, tol_mm: float = 0.5) -> str | None:
         """Section 2 Rule 18 (touching ball): the id of a ball touching the white at rest."""
-        wi = self.balls.index("white")
+        wi = self.balls.index(self.cue)
         if self.balls.state[wi] != BallState.ON_TABLE:
             return None
         on = self.balls.on_table()
@@ -377,7 +408,7 @@ class Script:
     # -- aiming -------------------------------------------------------------------------------
     def aim(self, target_id: str, pocket: str) -> float:
         """Ghost-ball heading (degrees) that sends ``target_id`` towards ``pocket``'s fall."""
-        w = self.balls.pos[self.balls.index("white"), :2]
+        w = self.balls.pos[self.balls.index(self.cue), :2]
         o = self.balls.pos[self.balls.index(target_id), :2]
         p = np.asarray(self.table.pockets[pocket].fall_centre_mm)
         u = (p - o) / np.linalg.norm(p - o)
@@ -416,7 +447,7 @@ class Script:
         m = simulate(self.balls, strike, self.table, self.params, seed=self.seed * 1000 +
                      self.shot_count + 1, sample_dt=0.05)
         pots = [(e.balls[0], e.pocket) for e in m.events if e.type == "pot"]
-        white_gone = any(b == "white" for b, _ in pots) or any(
+        white_gone = any(b == self.cue for b, _ in pots) or any(
             e.type == "off_table" for e in m.events)
         return (target_id, pocket) in pots and not white_gone
 
@@ -435,6 +466,7 @@ class Script:
         tl = self.timeline
         tl.pos = np.concatenate(self._pos)
         tl.state = np.concatenate(self._state)
+        tl.orient = np.concatenate(self._orient) if self.orientation else None
         tl.events.sort(key=lambda e: e["t"])
         return tl
 

@@ -246,15 +246,22 @@ class World:
     def play(self, max_s: float = 5.0) -> Timeline:
         """The clip's play (``kind``), cut at ``max_s`` seconds."""
         rng = np.random.default_rng(self.play_seed)
-        for attempt in range(8):
-            try:
-                script = PLAYS[self.kind](rng, self.play_seed + attempt)
-                break
-            except (ScenarioError, ValueError):
-                continue
-        else:
-            raise ScenarioError(f"world {self.seed}: no {self.kind} play found")
-        return cut(script.finish(tail_s=0.4), max_s)
+        return played(lambda attempt: PLAYS[self.kind](rng, self.play_seed + attempt), max_s,
+                      f"world {self.seed}: no {self.kind} play found")
+
+
+def played(make: Callable[[int], Script], max_s: float, failure: str) -> Timeline:
+    """The timeline of the first of ``make(0)``, ``make(1)``, ... (8 tries) whose physics gives
+    the play, cut at ``max_s`` seconds; ScenarioError ``failure`` when none does."""
+    for attempt in range(8):
+        try:
+            script = make(attempt)
+            break
+        except (ScenarioError, ValueError):
+            continue
+    else:
+        raise ScenarioError(failure)
+    return cut(script.finish(tail_s=0.4), max_s)
 
 
 def _spread_balls(rng: np.random.Generator, n: int, keep_off: list, table=SNOOKER,
@@ -328,29 +335,42 @@ def _slow_cushion(rng: np.random.Generator, seed: int) -> Script:
     return s
 
 
-def _nudge(rng: np.random.Generator, seed: int) -> Script:
-    """A red near a cushion nudged into it by the white."""
-    t = SNOOKER
+def beside_cushion(rng: np.random.Generator, table=SNOOKER
+                   ) -> tuple[tuple[float, float], tuple[int, int], tuple[float, float]]:
+    """A ball 5-60 mm off a cushion drawn at random, and where a striker 150-400 mm behind it
+    stands: (ball xy, the cushion's outward direction, striker xy)."""
     side = int(rng.integers(0, 4))
-    gap = rng.uniform(5, 60) + t.ball_radius_mm
-    along = rng.uniform(300, (t.width_mm if side >= 2 else t.length_mm) - 300)
-    red, out = [((gap, along), (-1, 0)), ((t.width_mm - gap, along), (1, 0)),
-                ((along, gap), (0, -1)), ((along, t.length_mm - gap), (0, 1))][side]
+    gap = rng.uniform(5, 60) + table.ball_radius_mm
+    along = rng.uniform(300, (table.width_mm if side >= 2 else table.length_mm) - 300)
+    ball, out = [((gap, along), (-1, 0)), ((table.width_mm - gap, along), (1, 0)),
+                 ((along, gap), (0, -1)), ((along, table.length_mm - gap), (0, 1))][side]
     back = rng.uniform(150, 400)
-    white = (red[0] - out[0] * back, red[1] - out[1] * back)
-    others = _spread_balls(rng, int(rng.integers(0, 5)), [np.asarray(red), np.asarray(white)])
-    reds = np.vstack([[red], others])
-    s = Script(layout(white, reds, _colours_clear_of(np.vstack([white, reds]))), seed=seed)
-    s.wait(0.3)
+    return ball, out, (ball[0] - out[0] * back, ball[1] - out[1] * back)
+
+
+def nudge_into_cushion(s: Script, rng: np.random.Generator, ball_id: str,
+                       out: tuple[int, int]) -> None:
+    """The cue ball plays ``ball_id`` straight into the cushion beyond it (within 3 degrees),
+    at the slowest of 0.3-2.5 m/s that makes it reach the cushion without a pot."""
     heading = math.degrees(math.atan2(out[1], out[0]))
 
     def nudged(m) -> bool:
-        return any(e.type == "cushion" and e.balls[0] == "red_01" for e in m.events) and not any(
+        return any(e.type == "cushion" and e.balls[0] == ball_id for e in m.events) and not any(
             e.type == "pot" for e in m.events)
 
     s.shoot(s.find_strike([Strike(heading + rng.uniform(-3, 3), v, top=0.3)
                            for v in np.arange(300.0, 2500.0, 100.0)], nudged),
             address_s=0.4, settle_s=0.3)
+
+
+def _nudge(rng: np.random.Generator, seed: int) -> Script:
+    """A red near a cushion nudged into it by the white."""
+    red, out, white = beside_cushion(rng)
+    others = _spread_balls(rng, int(rng.integers(0, 5)), [np.asarray(red), np.asarray(white)])
+    reds = np.vstack([[red], others])
+    s = Script(layout(white, reds, _colours_clear_of(np.vstack([white, reds]))), seed=seed)
+    s.wait(0.3)
+    nudge_into_cushion(s, rng, "red_01", out)
     return s
 
 
@@ -365,6 +385,8 @@ def cut(timeline: Timeline, max_s: float) -> Timeline:
     if len(timeline.pos) <= n:
         return timeline
     timeline.pos, timeline.state = timeline.pos[:n], timeline.state[:n]
+    if timeline.orient is not None:
+        timeline.orient = timeline.orient[:n]
     timeline.events = [e for e in timeline.events if e["t"] <= max_s]
     timeline.shots = [s for s in timeline.shots if s["t_end"] <= max_s]
     return timeline
