@@ -376,6 +376,17 @@ GAMES = ("snooker", "pool", "auto")
 SIZES = tuple(POOL_TABLES) + ("auto",)
 
 
+def _glance(image, camera_matrix, dist_coeffs, source) -> tuple[float | None, float]:
+    """A first look for the game: one fit of a 9 ft pool table (the bed's edge at the cushion
+    noses), and the balls' ratio against its balls (None when not measured) and the share of
+    its sights found."""
+    image = _check_image(image)
+    what = source or "the image"
+    first = _first_camera(image, POOL_9FT, camera_matrix, dist_coeffs, what)
+    model, _, _, share = _fit_pool(image, first, POOL_9FT, False, what)
+    return measure_balls(image, first[0], model, POOL_9FT).ratio, share
+
+
 def find_table(image_bgr: np.ndarray, game: str = "auto", size: str = "auto",
                camera_matrix=None, dist_coeffs=None, source: str = "") -> TableFound:
     """Find a snooker or a pool table in one BGR image. ``game`` ``auto`` tells them apart by
@@ -406,23 +417,23 @@ def find_table(image_bgr: np.ndarray, game: str = "auto", size: str = "auto",
     if game == "snooker":
         cal = calibrate_image(image_bgr, SNOOKER, camera_matrix, dist_coeffs, source)
         return TableFound(cal, "snooker", "given", "snooker", "given")
-    found = error = None
+    ratio = share = error = None
     try:
-        found = find_pool_table(image_bgr, None, camera_matrix, dist_coeffs, source)
+        ratio, share = _glance(image_bgr, camera_matrix, dist_coeffs, source)
     except InputError as exc:
         error = exc
-    by_balls = game_from_ratio(found.against_9ft) if found is not None else None
-    if found is not None:
-        if found.size_from == "balls" or by_balls == "pool":
-            return pool(found, "balls")
-        if by_balls is None and found.sights_share >= SIGHTS_POOL_SHARE:
-            return pool(found, "sights")
+    by_balls = game_from_ratio(ratio)
+    if error is None and (by_balls == "pool" or (by_balls is None
+                                                 and share >= SIGHTS_POOL_SHARE)):
+        return pool(find_pool_table(image_bgr, None, camera_matrix, dist_coeffs, source),
+                    "balls" if by_balls else "sights")
     try:
         cal = calibrate_image(image_bgr, SNOOKER, camera_matrix, dist_coeffs, source)
     except InputError:
-        if found is None:
+        if error is not None:
             raise error from None
-        return pool(found, "assumed")
+        return pool(find_pool_table(image_bgr, None, camera_matrix, dist_coeffs, source),
+                    "assumed")
     features = cal.landmarks["_features"]
     if by_balls == "snooker":
         return TableFound(cal, "snooker", "balls", "snooker", "balls")
@@ -438,7 +449,7 @@ def find_table_in_source(path, game: str = "auto", size: str = "auto", camera_ma
     """``find_table`` on an image file, or on a video's first second: the per-pixel median of
     frames spread over it (players and moving balls drop out), else the first of those frames
     where a table is found. Returns (what was found, the image it was found in)."""
-    from calibration.find import _calibrate_frames, read_source
+    from calibration.find import GOOD_ENOUGH_MM, _calibrate_frames, read_source
 
     image, frames = read_source(path, 1.0)
     if image is not None:
@@ -453,8 +464,11 @@ def find_table_in_source(path, game: str = "auto", size: str = "auto", camera_ma
         except InputError as exc:
             error = exc
             continue
-        if found.game == "snooker":
-            # a snooker table is taken from the frames as ``calibrate_source`` takes it
+        first_good = (frame is candidates[0]
+                      and found.calibration.reprojection_error_mm < GOOD_ENOUGH_MM)
+        if found.game == "snooker" and not first_good:
+            # a snooker table is taken from the frames as ``calibrate_source`` takes them (which
+            # keeps the first candidate's when it is good enough)
             cal, frame = _calibrate_frames(frames, SNOOKER, camera_matrix, dist_coeffs,
                                            str(path), 1.0)
             found = TableFound(cal, found.game, found.game_from, found.size, found.size_from,
