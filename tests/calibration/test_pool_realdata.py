@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from calibration.images import read_image
-from calibration.pool import find_table
+from calibration.pool import find_table, find_table_in_source
 
 # beside the checkout, or where CUEBALL_REALDATA says (a worktree elsewhere)
 REALDATA = Path(os.environ.get("CUEBALL_REALDATA",
@@ -45,5 +45,14 @@ def test_table_found_on_the_first_frame(clip):
     frame = POOL / clip / "frames" / "frame_first.png"
     found = find_table(read_image(frame))
     assert found.game == "pool"
+    mask = cv2.imread(str(POOL / clip / "masks" / "frame_first.png"), cv2.IMREAD_GRAYSCALE)
+    assert field_iou(found.calibration, mask) >= IOU_FLOOR
+
+
+def test_table_found_in_a_clip():
+    clip = CLIPS[0]
+    found, image = find_table_in_source(POOL / clip / f"{clip}.mp4")
+    assert found.game == "pool" and found.calibration.image_size == image.shape[1::-1]
+    # the camera holds still through a shot: the first frame's field still fits
     mask = cv2.imread(str(POOL / clip / "masks" / "frame_first.png"), cv2.IMREAD_GRAYSCALE)
     assert field_iou(found.calibration, mask) >= IOU_FLOOR
