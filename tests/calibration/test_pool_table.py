@@ -165,3 +165,22 @@ def test_command_refuses_a_pool_size_for_snooker_in_one_line(tmp_path, capsys):
     assert main([str(src), "--game", "snooker", "--table", "8ft"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("cueball calibrate: error: --table 8ft") and err.count("\n") == 1
+
+
+def test_hand_picked_pool_points_make_a_pool_calibration(tmp_path, capsys):
+    table = POOL_8FT
+    camera = pool_scene_cameras(table)["tilted"]
+    src, points, out = tmp_path / "table.png", tmp_path / "points.json", tmp_path / "cal.json"
+    cv2.imwrite(str(src), render_pool_table(camera, table, {}))
+    picked = {f"pocket_{n}": camera.project(np.array([[*p.point_mm, 0.0]]))[0].tolist()
+              for n, p in table.pockets.items()}
+    points.write_text(json.dumps(picked))
+    assert main([str(src), "--points", str(points), "--table", "8ft", "-o", str(out)]) == 0
+    cal = Calibration.load(out)
+    assert cal.table is POOL_8FT
+    np.testing.assert_allclose(cal.px_to_table([picked["pocket_side_left"]])[0],
+                               table.pockets["side_left"].point_mm, atol=1.0)
+    # named as a pool table's, the points say pool without --game
+    assert main([str(src), "--points", str(points), "-o", str(out)]) == 0
+    assert Calibration.load(out).game == "pool"
+    assert "taken to be 9 ft" in capsys.readouterr().err

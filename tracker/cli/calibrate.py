@@ -91,7 +91,12 @@ def run(args: argparse.Namespace) -> int:
             points = read_json(args.points, "points file")
             image = _first_image(args.source)
             h, w = image.shape[:2]
-            pool = args.game == "pool" or args.table != "auto"
+            names = set(points) if isinstance(points, dict) else set()
+            pool_names = set(POOL_TABLES["9ft"].landmarks_mm())
+            # with --game auto, points all named as a pool table's are a pool table's
+            pool = (args.game == "pool" or args.table != "auto"
+                    or (args.game == "auto" and names and names <= pool_names
+                        and not names <= set(SNOOKER.landmarks_mm())))
             table = POOL_TABLES[args.table if args.table != "auto" else "9ft"] if pool else SNOOKER
             try:
                 cal = calibrate_points(points, (w, h), table, source=str(args.source))
@@ -101,6 +106,9 @@ def run(args: argparse.Namespace) -> int:
                 raise InputError(f"points file {args.points}: {exc}") from None
             said = [f"{cal.game} table" + (f", {table.name}" if pool else "")
                     + " (from the points)"]
+            if pool and args.table == "auto":
+                said.append("warning: a pool table's size is not told by its points: taken to "
+                            "be 9 ft (give --table 7ft, 8ft or 9ft)")
         elif args.game == "snooker":
             cal, image = calibrate_source(args.source, camera_matrix=K, dist_coeffs=dist)
             said = ["snooker table (given)"]
