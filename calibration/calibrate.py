@@ -17,7 +17,7 @@ import numpy as np
 
 from calibration.camera import Camera, apply_homography
 from calibration.errors import InputError
-from calibration.specs import SNOOKER, SnookerTableSpec
+from calibration.specs import POOL_TABLES, SNOOKER, PoolTableSpec, SnookerTableSpec
 from calibration.validate import checked_fields
 
 
@@ -37,6 +37,7 @@ class Calibration:
     ``dist_coeffs`` (5,: k1 k2 p1 p2 k3) are both set or both None. ``rvec``/``tvec`` (3,) give
     the camera pose (table mm -> camera frame) when it is known. ``landmarks`` maps a landmark
     name to ``{"mm": [x, y], "px": [x, y]}`` (raw px where it was matched in the image).
+    ``table``: the snooker table or the pool table (``PoolTableSpec``) the map is of.
     """
 
     H_table_to_image: np.ndarray
@@ -49,7 +50,7 @@ class Calibration:
     max_error_mm: float = 0.0
     landmarks: dict = field(default_factory=dict)
     source: str = ""
-    table: SnookerTableSpec = SNOOKER
+    table: SnookerTableSpec | PoolTableSpec = SNOOKER
 
     def __post_init__(self):
         H = _matrix(self.H_table_to_image, (3, 3), "H_table_to_image")
@@ -74,6 +75,11 @@ class Calibration:
         w, h = self.image_size
         object.__setattr__(self, "image_size", (int(w), int(h)))
         object.__setattr__(self, "landmarks", dict(self.landmarks))
+
+    @property
+    def game(self) -> str:
+        """``pool`` for a pool table, else ``snooker``."""
+        return "pool" if isinstance(self.table, PoolTableSpec) else "snooker"
 
     # -- maps ---------------------------------------------------------------------------------
     @property
@@ -129,7 +135,7 @@ class Calibration:
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
-    def from_camera(cls, camera: Camera, table: SnookerTableSpec = SNOOKER,
+    def from_camera(cls, camera: Camera, table: SnookerTableSpec | PoolTableSpec = SNOOKER,
                     source: str = "camera") -> Calibration:
         """The exact calibration of a known camera (synthetic scenes)."""
         lm = {}
@@ -160,13 +166,18 @@ class Calibration:
             d["tvec_mm"] = self.tvec.tolist()
         if self.source:
             d["source"] = self.source
+        if self.game == "pool":
+            d["game"] = "pool"
+            d["table"] = self.table.name
         return d
 
     @classmethod
-    def from_dict(cls, d: dict, table: SnookerTableSpec = SNOOKER,
+    def from_dict(cls, d: dict, table: SnookerTableSpec | PoolTableSpec = SNOOKER,
                   where: str = "calibration JSON") -> Calibration:
         """The calibration a JSON object holds, every field checked first: InputError naming
-        ``where`` (the file), the field and what was expected when one is unusable."""
+        ``where`` (the file), the field and what was expected when one is unusable. The table
+        is the one its ``game`` and ``table`` fields name (a pool table), else ``table``."""
+        table = _named_table(d, where, table)
         fields = checked_fields(d, where, table)
         cal = cls(fields["H"], fields["image_size"], fields["camera_matrix"],
                   fields["dist_coeffs"], fields["rvec"], fields["tvec_mm"],
@@ -184,8 +195,23 @@ class Calibration:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n")
 
     @classmethod
-    def load(cls, path, table: SnookerTableSpec = SNOOKER) -> Calibration:
+    def load(cls, path, table: SnookerTableSpec | PoolTableSpec = SNOOKER) -> Calibration:
         return cls.from_dict(read_json(path, "calibration"), table, f"calibration {path}")
+
+
+def _named_table(d: dict, where: str, default):
+    """The table a calibration JSON names: ``"game": "pool"`` with ``"table"`` one of
+    ``POOL_TABLES``; no ``game`` (files written before pool) or ``snooker``: ``default``."""
+    game = d.get("game")
+    if game is None or game == "snooker":
+        return default
+    if game != "pool":
+        raise InputError(f"{where}: game must be snooker or pool, got {str(game)[:40]!r}")
+    name = d.get("table")
+    if not isinstance(name, str) or name not in POOL_TABLES:
+        raise InputError(f"{where}: table must be one of {', '.join(POOL_TABLES)} for a pool "
+                         f"table, got {str(name)[:40]!r}")
+    return POOL_TABLES[name]
 
 
 def read_json(path, what: str) -> dict:

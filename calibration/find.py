@@ -95,6 +95,10 @@ _INWARD = {
     "baulk": (0.0, 1.0), "top": (0.0, -1.0),
     "left_baulk": (1.0, 0.0), "left_top": (1.0, 0.0),
     "right_baulk": (-1.0, 0.0), "right_top": (-1.0, 0.0),
+    # a pool table's, its head end in baulk's place
+    "head": (0.0, 1.0), "foot": (0.0, -1.0),
+    "left_head": (1.0, 0.0), "left_foot": (1.0, 0.0),
+    "right_head": (-1.0, 0.0), "right_foot": (-1.0, 0.0),
 }
 # The middle pockets' mouths, looked at along the middle of the cushion rubber beside them:
 # the dark gap must be this much darker than the rubber (grey levels) to be read.
@@ -111,7 +115,9 @@ MOUTH_BEYOND_MM = 15.0
 MOUTH_ASYMMETRY = 0.1
 MOUTH_AGREE = 0.05
 _SIDE = {"baulk": "baulk", "top": "top", "left_baulk": "left", "left_top": "left",
-         "right_baulk": "right", "right_top": "right"}
+         "right_baulk": "right", "right_top": "right",
+         "head": "head", "foot": "foot", "left_head": "left", "left_foot": "left",
+         "right_head": "right", "right_foot": "right"}
 
 
 def _check_image(image) -> np.ndarray:
@@ -261,7 +267,7 @@ def _nose_observations(model, gray, valid, table, radius_mm, samples, undercut, 
     radius = np.clip(radius_mm * s, 2.5, 60.0)
     obs = Observations()
     support = {}
-    for side in ("baulk", "top", "left", "right"):
+    for side in dict.fromkeys(_SIDE[c] for c in names):  # the ends, then the sides
         sel = np.array([_SIDE[c] == side for c in names])
         off, strength = find_first_edges(gray, valid, a[sel], n_img[sel], radius[sel],
                                          floor=NOSE_EDGE_FLOOR, margin_px=margin,
@@ -276,7 +282,7 @@ def _nose_observations(model, gray, valid, table, radius_mm, samples, undercut, 
             ca, cb = table.cushions_mm[cushion]
             lift, height, face_px = edges[cushion]
             # a face seen narrower than this blends with the nose into one edge
-            blended = 0.0 < face_px < (END_FACE_RESOLVED_PX if cushion in ("baulk", "top")
+            blended = 0.0 < face_px < (END_FACE_RESOLVED_PX if _SIDE[cushion] == cushion
                                        else FACE_RESOLVED_PX)
             obs.add_line(edge[m], (*(np.asarray(ca) + lift), height),
                          (*(np.asarray(cb) + lift), height), f"cushion_{cushion}",
@@ -477,19 +483,8 @@ def calibrate_image(
     and once with the undercut face's foot where the face shows; the fit whose painted lines
     agree better with its cushions is kept."""
     image = _check_image(image_bgr)
-    h, w = image.shape[:2]
-    what = source or "the image"
-    cloth = find_cloth(image)
-    quad = outline_quad(cloth.outline_px)
-    if camera_matrix is not None and dist_coeffs is None:
-        dist_coeffs = np.zeros(5)
-    model = _initial_model(quad, cloth.outline_px, table, (w, h), camera_matrix,
-                           dist_coeffs)
-    _check_pose(model, table, what)
-    raw = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    blur = _edge_blur_px(raw, cloth.mask)
-    gray = cv2.GaussianBlur(raw, (0, 0), blur)
-    fine = cv2.GaussianBlur(raw, (0, 0), FINE_BLUR_PX) if blur > FINE_BLUR_PX else None
+    cloth, model, _, gray, fine = _first_camera(image, table, camera_matrix, dist_coeffs,
+                                                source or "the image")
     best, error = None, None
     for undercut in (False, True):
         try:
@@ -503,6 +498,25 @@ def calibrate_image(
     if best is None:
         raise error
     return best
+
+
+def _first_camera(image, table, camera_matrix, dist_coeffs, what):
+    """The cloth, the first camera (from the cloth's outline) and the grey images the edges are
+    found in: (cloth, model, grey (h, w) float32, grey smoothed for the edge search, grey
+    smoothed less to place them in or None)."""
+    h, w = image.shape[:2]
+    cloth = find_cloth(image)
+    quad = outline_quad(cloth.outline_px)
+    if camera_matrix is not None and dist_coeffs is None:
+        dist_coeffs = np.zeros(5)
+    model = _initial_model(quad, cloth.outline_px, table, (w, h), camera_matrix,
+                           dist_coeffs)
+    _check_pose(model, table, what)
+    raw = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    blur = _edge_blur_px(raw, cloth.mask)
+    gray = cv2.GaussianBlur(raw, (0, 0), blur)
+    fine = cv2.GaussianBlur(raw, (0, 0), FINE_BLUR_PX) if blur > FINE_BLUR_PX else None
+    return cloth, model, raw, gray, fine
 
 
 # Shares of the painted lines found (baulk line plus D, 0..2) this close are the same support:
@@ -531,20 +545,8 @@ def _fit_table(image, gray, cloth, model, table, source, undercut, fine=None) ->
     # A frame that cuts through the rails leaves the outline on the frame's edge, so the first
     # search reaches further.
     near_edge = _outline_on_frame(cloth, image.shape)
-    first = ((200.0, 8.0),) if near_edge else ()
-    # the outline's sides bowed by a clearly bent lens looking down (a wide-angle ceiling
-    # camera): the first, wide searches keep its bending (held straight, the cushions' ends are
-    # looked for tens of px off and lost)
-    bent = model.f_prior is not None and _corner_bend_px(model) > CLEAR_BEND_PX
-    for radius_mm, scale_px in first + ((90.0, 4.0), (35.0, 2.0), (14.0, 1.0)):
-        nose, support, shown = _nose_observations(model, gray, valid, table, radius_mm,
-                                                  samples, undercut, fine=fine)
-        if nose.count < 12:
-            raise InputError(f"no table found: cushion edges not found in {what}")
-        coarse = _fit_held if radius_mm > 20 else fit
-        model = coarse(model, nose, scale_px=scale_px,
-                       bend_px=0.2 if radius_mm > 50 and not bent else 2.0, max_nfev=30)
-    _check_pose(model, table, what)
+    model, nose, support, shown = _fit_cushions(model, gray, valid, table, samples, undercut,
+                                                fine, near_edge, what)
 
     # The lens's bending comes from the cushion lines: unless they show a clearly bent lens, the
     # painted lines then only move the pose and the focal length. A clearly bent lens is fitted
@@ -618,6 +620,26 @@ def _fit_table(image, gray, cloth, model, table, source, undercut, fine=None) ->
     return cal
 
 
+def _fit_cushions(model, gray, valid, table, samples, undercut, fine, near_edge, what):
+    """The camera fitted to the cushion edges found along the model's cushion lines, searched
+    ever closer: (model, last observations, per-side support, cushions showing their face)."""
+    first = ((200.0, 8.0),) if near_edge else ()
+    # the outline's sides bowed by a clearly bent lens looking down (a wide-angle ceiling
+    # camera): the first, wide searches keep its bending (held straight, the cushions' ends are
+    # looked for tens of px off and lost)
+    bent = model.f_prior is not None and _corner_bend_px(model) > CLEAR_BEND_PX
+    for radius_mm, scale_px in first + ((90.0, 4.0), (35.0, 2.0), (14.0, 1.0)):
+        nose, support, shown = _nose_observations(model, gray, valid, table, radius_mm,
+                                                  samples, undercut, fine=fine)
+        if nose.count < 12:
+            raise InputError(f"no table found: cushion edges not found in {what}")
+        coarse = _fit_held if radius_mm > 20 else fit
+        model = coarse(model, nose, scale_px=scale_px,
+                       bend_px=0.2 if radius_mm > 50 and not bent else 2.0, max_nfev=30)
+    _check_pose(model, table, what)
+    return model, nose, support, shown
+
+
 def _face_shown(edges: dict) -> tuple:
     """The cushions whose visible edge ``edges`` (from ``_visible_edges``) puts at the foot of
     the undercut face."""
@@ -682,8 +704,8 @@ def _baulk_is_near(model: CameraModel, table: SnookerTableSpec) -> bool:
     return abs(c[1]) < abs(c[1] - table.length_mm)
 
 
-def _finish(image, model, obs, support, table, source, painted_frac, baulk_found
-            ) -> Calibration:
+def _finish(image, model, obs, support, table, source, painted_frac, baulk_found,
+            max_line_rms_px: float = 1.5) -> Calibration:
     h, w = image.shape[:2]
     res = residuals(model, obs, weighted=False)
     n_line = len(obs.line_px)
@@ -702,7 +724,8 @@ def _finish(image, model, obs, support, table, source, painted_frac, baulk_found
     off |= (corners[:, 1] < -my) | (corners[:, 1] > h - 1 + my)
     if off.any():
         raise InputError("no whole table found: part of the table is out of view")
-    if np.sqrt(np.mean(line_res[np.abs(line_res) < 3.0] ** 2)) > 1.5 or inlier.mean() < 0.5:
+    if (np.sqrt(np.mean(line_res[np.abs(line_res) < 3.0] ** 2)) > max_line_rms_px
+            or inlier.mean() < 0.5):
         raise InputError("no table found: the cushion edges do not fit a table")
     e = err[inlier]
     rms = float(np.sqrt(np.mean(e**2))) if len(e) else 0.0
@@ -838,17 +861,25 @@ def calibrate_video(path, table: SnookerTableSpec = SNOOKER, camera_matrix=None,
     return _calibrate_frames(frames, table, camera_matrix, dist_coeffs, str(path), seconds)[0]
 
 
-def calibrate_source(path, table: SnookerTableSpec = SNOOKER, camera_matrix=None,
-                     dist_coeffs=None) -> tuple[Calibration, np.ndarray]:
-    """Calibrate an image or video file: (calibration, the image it was found in)."""
+def read_source(path, seconds: float = 1.0) -> tuple[np.ndarray | None, list[np.ndarray]]:
+    """An image file as (image, []), or a video as (None, frames spread over its first
+    ``seconds``); InputError in one line for a missing file, a directory or one that does not
+    decode."""
     path = Path(path)
     if not path.exists():
         raise InputError(f"no such file: {path}")
     if path.is_dir():
         raise InputError(f"{path} is a directory: expected an image or a video file")
     if cv2.haveImageReader(str(path)):
-        image = read_image(path)
-        return calibrate_image(image, table, camera_matrix, dist_coeffs, str(path)), image
+        return read_image(path), []
+    return None, read_frames(path, seconds)
+
+
+def calibrate_source(path, table: SnookerTableSpec = SNOOKER, camera_matrix=None,
+                     dist_coeffs=None) -> tuple[Calibration, np.ndarray]:
+    """Calibrate an image or video file: (calibration, the image it was found in)."""
     seconds = 1.0
-    frames = read_frames(path, seconds)
+    image, frames = read_source(path, seconds)
+    if image is not None:
+        return calibrate_image(image, table, camera_matrix, dist_coeffs, str(path)), image
     return _calibrate_frames(frames, table, camera_matrix, dist_coeffs, str(path), seconds)

@@ -52,42 +52,65 @@ def _circle(cx, cy, r, n=48) -> np.ndarray:
     return np.c_[cx + r * np.cos(a), cy + r * np.sin(a)]
 
 
-def render_table(
-    camera: Camera,
-    table: SnookerTableSpec = SNOOKER,
-    balls: dict[str, tuple[float, float]] | None = None,
-    cloth: str = "green",
-    supersample: int = 3,
-    noise: float = 2.0,
-    seed: int = 0,
-) -> np.ndarray:
-    """Render the table seen by ``camera``. ``balls`` maps a label (its colour is the text before
-    any ``_``) to a table position in mm. Returns a (h, w, 3) uint8 BGR image."""
-    w, h = camera.image_size
-    ss = int(supersample)
-    canvas = np.empty((h * ss, w * ss, 3), np.uint8)
-    canvas[:] = (35, 30, 70)
-    shift = 4
+class _Canvas:
+    """A supersampled BGR canvas seen through ``camera``: polygons on horizontal planes of the
+    table drawn with sub-pixel precision, then area-averaged down to the camera's size."""
 
-    def to_canvas(points_mm, z_mm):
+    SHIFT = 4  # fixed-point bits of the polygon vertices
+
+    def __init__(self, camera: Camera, supersample: int, background=(35, 30, 70)):
+        w, h = camera.image_size
+        self.camera, self.ss = camera, int(supersample)
+        self.pixels = np.empty((h * self.ss, w * self.ss, 3), np.uint8)
+        self.pixels[:] = background
+
+    def to_canvas(self, points_mm, z_mm) -> np.ndarray:
+        """Table points at height ``z_mm`` in front of the camera -> canvas px (fixed point)."""
+        camera, ss = self.camera, self.ss
         pts = np.asarray(points_mm, float)
         cam = pts @ camera.R[:, :2].T + camera.R[:, 2] * z_mm + camera.t
         keep = cam[:, 2] > 1.0
         px = camera.project(np.c_[pts[keep], np.full(keep.sum(), z_mm)])
-        return (px * ss + (ss - 1) / 2) * (1 << shift)
+        return (px * ss + (ss - 1) / 2) * (1 << self.SHIFT)
 
-    def fill(points_mm, z_mm, colour):
-        poly = np.round(to_canvas(points_mm, z_mm)).astype(np.int64)
+    def fill(self, points_mm, z_mm, colour) -> None:
+        poly = np.round(self.to_canvas(points_mm, z_mm)).astype(np.int64)
         if len(poly) >= 3 and np.all(np.abs(poly) < 2**30):
-            cv2.fillPoly(canvas, [poly.astype(np.int32)], colour, cv2.LINE_8, shift)
+            cv2.fillPoly(self.pixels, [poly.astype(np.int32)], colour, cv2.LINE_8, self.SHIFT)
 
-    W, L = table.width_mm, table.length_mm
-    d, rail = table.cushion_depth_mm, table.rail_width_mm
-    top_z = table.cushion_nose_height_mm + 7.0
-    bed, cushion = CLOTH_BGR[cloth]
-    fill(_rect_outline(-d - rail, -d - rail, W + d + rail, L + d + rail), top_z, (25, 45, 95))
-    fill(_rect_outline(-d, -d, W + d, L + d), top_z, cushion)
-    nose_z, u = table.cushion_nose_height_mm, UNDERCUT_MM
+    def fill_px(self, px, colour) -> None:
+        """A polygon given in image px."""
+        ss = self.ss
+        poly = np.round((px * ss + (ss - 1) / 2) * (1 << self.SHIFT)).astype(np.int32)
+        cv2.fillPoly(self.pixels, [poly], colour, cv2.LINE_8, self.SHIFT)
+
+    def ball(self, xy_mm, radius_mm, colour) -> None:
+        camera, ss = self.camera, self.ss
+        centre = np.array([[xy_mm[0], xy_mm[1], radius_mm]])
+        c = camera.project(centre)[0] * ss + (ss - 1) / 2
+        r = float(camera.ball_radius_px(centre, radius_mm)[0]) * ss
+        cv2.circle(self.pixels, tuple(np.round(c * 16).astype(int)), int(round(r * 16)), colour,
+                   -1, cv2.LINE_8, 4)
+
+    def image(self, noise: float, seed: int) -> np.ndarray:
+        """The canvas at the camera's size, lit softer towards the frame's edges, with sensor
+        noise: (h, w, 3) uint8."""
+        w, h = self.camera.image_size
+        img = cv2.resize(self.pixels, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32)
+        # Soft light falling off towards the edges of the frame.
+        u = (np.arange(w) - w / 2) / w
+        v = (np.arange(h) - h / 2) / h
+        img *= (1.0 - 0.25 * (v[:, None] ** 2 + u[None, :] ** 2))[..., None]
+        if noise > 0:
+            img += np.random.default_rng(seed).normal(0, noise, img.shape).astype(np.float32)
+        return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _draw_bed(canvas: _Canvas, W: float, L: float, nose_z: float, bed) -> None:
+    """The bed within the cushion noses (W x L mm), with each cushion's undercut face and the
+    shadowed crease at its foot where the camera sees the face from the playing side."""
+    camera, fill = canvas.camera, canvas.fill
+    u = UNDERCUT_MM
     face_bgr = tuple(min(255, int(1.06 * c)) for c in bed)
     crease_bgr = tuple(int(0.55 * c) for c in bed)
     # Each side: (inward normal, nose line's two ends). The undercut face shows between its foot
@@ -113,20 +136,39 @@ def render_table(
             fill(np.r_[foot, line[::-1]], 0.0, face_bgr)  # footprint of the face ...
             face = np.r_[camera.project(np.c_[foot, np.zeros(len(foot))]),
                          camera.project(np.c_[line[::-1], np.full(len(line), nose_z)])]
-            poly = np.round((face * ss + (ss - 1) / 2) * (1 << shift)).astype(np.int32)
-            cv2.fillPoly(canvas, [poly], face_bgr, cv2.LINE_8, shift)  # ... and the face itself
+            canvas.fill_px(face, face_bgr)  # ... and the face itself
             outline.append(np.c_[foot, np.zeros(len(foot))])
             creased.append((n, a, b))
         else:
             outline.append(np.c_[line, np.full(len(line), nose_z)])
-    bed_px = camera.project(np.vstack(outline))
-    poly = np.round((bed_px * ss + (ss - 1) / 2) * (1 << shift)).astype(np.int32)
-    cv2.fillPoly(canvas, [poly], bed, cv2.LINE_8, shift)
+    canvas.fill_px(camera.project(np.vstack(outline)), bed)
     for n, a, b in creased:
         along = (b - a) / np.hypot(*(b - a))
         t = np.linspace(0, np.hypot(*(b - a)), 80)[:, None]
         line = a + t * along - u * n
         fill(np.r_[line, (line + CREASE_MM * n)[::-1]], 0.0, crease_bgr)
+
+
+def render_table(
+    camera: Camera,
+    table: SnookerTableSpec = SNOOKER,
+    balls: dict[str, tuple[float, float]] | None = None,
+    cloth: str = "green",
+    supersample: int = 3,
+    noise: float = 2.0,
+    seed: int = 0,
+) -> np.ndarray:
+    """Render the table seen by ``camera``. ``balls`` maps a label (its colour is the text before
+    any ``_``) to a table position in mm. Returns a (h, w, 3) uint8 BGR image."""
+    canvas = _Canvas(camera, supersample)
+    fill = canvas.fill
+    W, L = table.width_mm, table.length_mm
+    d, rail = table.cushion_depth_mm, table.rail_width_mm
+    top_z = table.cushion_nose_height_mm + 7.0
+    bed, cushion = CLOTH_BGR[cloth]
+    fill(_rect_outline(-d - rail, -d - rail, W + d + rail, L + d + rail), top_z, (25, 45, 95))
+    fill(_rect_outline(-d, -d, W + d, L + d), top_z, cushion)
+    _draw_bed(canvas, W, L, table.cushion_nose_height_mm, bed)
     line_bgr = tuple(int(0.55 * c + 0.45 * 230) for c in bed)
     half = 1.5  # painted lines are about 3 mm wide
     b = table.baulk_line_mm
@@ -145,21 +187,9 @@ def render_table(
         corner = p.name not in ("middle_left", "middle_right")
         r = 70.0 if corner else 58.0
         fill(_circle(px, py, r), table.cushion_nose_height_mm, (12, 12, 12))
-    for label, (x, y) in (balls or {}).items():
-        colour = BALL_BGR[label.split("_")[0]]
-        centre = np.array([[x, y, table.ball_radius_mm]])
-        c = camera.project(centre)[0] * ss + (ss - 1) / 2
-        r = float(camera.ball_radius_px(centre, table.ball_radius_mm)[0]) * ss
-        cv2.circle(canvas, tuple(np.round(c * 16).astype(int)), int(round(r * 16)), colour,
-                   -1, cv2.LINE_8, 4)
-    img = cv2.resize(canvas, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32)
-    # Soft light falling off towards the edges of the frame.
-    u = (np.arange(w) - w / 2) / w
-    v = (np.arange(h) - h / 2) / h
-    img *= (1.0 - 0.25 * (v[:, None] ** 2 + u[None, :] ** 2))[..., None]
-    if noise > 0:
-        img += np.random.default_rng(seed).normal(0, noise, img.shape).astype(np.float32)
-    return np.clip(img, 0, 255).astype(np.uint8)
+    for label, xy in (balls or {}).items():
+        canvas.ball(xy, table.ball_radius_mm, BALL_BGR[label.split("_")[0]])
+    return canvas.image(noise, seed)
 
 
 def scene_cameras(table: SnookerTableSpec = SNOOKER) -> dict[str, Camera]:
