@@ -135,8 +135,8 @@ def test_real_frames_hold_their_floor(capsys):
     if not (bench.REALDATA / "pool-8ball").is_dir():
         pytest.skip(f"no real pool frames under {bench.REALDATA}")
     tot = bench.score_real(bench.REALDATA)
-    # floors a little under what the finder gives today (recall 0.93, category 0.80)
+    # floors a little under what the finder gives (see bench_pool_balls.py)
     assert tot["matched"] / tot["boxes"] >= 0.9
-    assert tot["matched"] / tot["found"] >= 0.8
-    assert tot["kind_ok"] / tot["matched"] >= 0.75
+    assert tot["matched"] / tot["found"] >= 0.87
+    assert tot["kind_ok"] / tot["matched"] >= 0.88
     assert np.median(tot["err"]) <= 1.5

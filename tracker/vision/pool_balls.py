@@ -424,7 +424,9 @@ class PoolBallFinder:
 
         fit = self.cloth(frame_bgr)
         xy, rr, conf = self.candidates(fit)
-        return identify(fit, xy, rr, conf)
+        hull = cv2.convexHull(self.polygon.astype(np.float32))
+        edge = np.array([cv2.pointPolygonTest(hull, (float(x), float(y)), True) for x, y in xy])
+        return identify(fit, xy, rr, conf, edge)
 
 
 def _checked_frame(frame) -> np.ndarray:

@@ -1,11 +1,13 @@
 """Which pool ball each found ball is: the cue ball, the 8, a solid or a stripe, and its number.
 
-Each ball's visible disc (inside ``INNER`` of its radius, clear of the cloth at its rim) is read
+Each ball's visible disc (inside ``INNER`` of its radius, the cloth in it left out) is read
 against the frame's own white and the cloth under it, so that lamps tinting everything are
-taken out: the white is the brightest near-neutral colour that the balls share (the cue ball,
-the stripes' white, the numbers' circles). Per ball:
+taken out: the white is the less chromatic half of the balls' brightest pixels below the
+highlights (the cue ball, the stripes' white, the numbers' circles; a set's white may be cream),
+and a pixel's tint is taken as the white's scaled by its lightness. Per ball:
 
-- ``white_share``: pixels near that white in chroma and not much darker than it;
+- ``white_share``: pixels near that white in chroma (and far less chromatic than the ball's own
+  colour) and not much darker than it;
 - ``dark_share``: pixels far darker than the cloth around and without colour (the 8);
 - ``colour_share``: pixels away from the white's chroma that are not dark;
 - ``hue``: the median a*b* of the coloured pixels, taken from the white point.
@@ -31,6 +33,7 @@ from scipy.optimize import linear_sum_assignment
 from tracker.vision.pool_balls import ClothFit, PoolBall
 
 INNER = 0.85  # the disc read, in ball radii
+WHITE_CHROMA = 22.0  # the most a white pixel's a*b* stand off the frame's white
 KINDS = ("cue", "solid", "eight", "stripe")
 COLOURS = (1, 2, 3, 4, 5, 6, 7)
 
@@ -49,20 +52,16 @@ START_L = {1: 0.8, 2: 0.35, 3: 0.5, 4: 0.35, 5: 0.65, 6: 0.4, 7: 0.3}
 
 
 def white_point(lab: np.ndarray, discs: list[np.ndarray]) -> np.ndarray:
-    """The frame's white (L, a, b): the body of the ball that is brightest for its chroma (the
-    cue ball where it is on the table), its brighter half, highlights left out."""
+    """The frame's white (L, a, b): of the brightest tenth of all balls' pixels (the cue ball,
+    the stripes' white, the numbers' circles and the highlights), the less chromatic half, the
+    very brightest (the lamps' highlights, near neutral whatever the balls' white) left out."""
     if not discs:
         return np.array([100.0, 0.0, 0.0])
-    best, best_score = None, -np.inf
-    for m in discs:
-        px = lab[m]
-        med = np.median(px, axis=0)
-        score = med[0] - 0.7 * float(np.hypot(med[1], med[2]))
-        if score > best_score:
-            best, best_score = px, score
-    L = best[:, 0]
-    body = best[(L >= np.percentile(L, 40)) & (L <= np.percentile(L, 90))]
-    return np.median(body, axis=0)
+    px = np.concatenate([lab[m] for m in discs])
+    L = px[:, 0]
+    bright = px[(L >= np.percentile(L, 88)) & (L <= np.percentile(L, 98))]
+    chroma = np.hypot(bright[:, 1], bright[:, 2])
+    return np.median(bright[chroma <= np.median(chroma)], axis=0)
 
 
 def _neutral_offset(lab: np.ndarray, white: np.ndarray) -> np.ndarray:
@@ -82,11 +81,13 @@ def ball_features(lab: np.ndarray, cloth_L: float, white: np.ndarray) -> dict:
     # white beside the ball's own colour: far less chroma than it (a pale colour's lit side is
     # not white), and light
     body = float(np.median(dist[is_colour])) if is_colour.sum() >= 3 else 0.0
-    is_white = (dist < max(14.0, 0.4 * body)) & (L > 0.7 * white[0])
+    limit = min(WHITE_CHROMA, 0.6 * body) if body >= 2 * WHITE_CHROMA else WHITE_CHROMA
+    is_white = (dist < limit) & (L > 0.7 * white[0])
     hue = np.median(ab[is_colour], axis=0) if is_colour.sum() >= 3 else np.zeros(2)
     Lc = float(np.median(L[is_colour])) / white[0] if is_colour.sum() >= 3 else 0.0
     return {"white": float(is_white.mean()), "dark": float(is_dark.mean()),
-            "colour": float(is_colour.mean()), "hue": hue, "L": Lc}
+            "colour": float(is_colour.mean()), "hue": hue, "L": Lc,
+            "lit": float((L > 0.6 * white[0]).mean())}
 
 
 def _logistic(x: float) -> float:
@@ -170,13 +171,17 @@ def assign_numbers(feats: list[dict], kinds: np.ndarray, rounds: int = 3
     return out, conf
 
 
+POCKET_LIT = 0.02  # the most of a pocket's disc the lamps light
+POCKET_EDGE = 3.0  # how near the region's edge, in ball radii, a pocket's centre can be
 NUMBER_SURE = 0.6  # below this a number is not given, only the kind
 
 
-def identify(fit: ClothFit, xy: np.ndarray, rr: np.ndarray, found: np.ndarray
-             ) -> list[PoolBall]:
+def identify(fit: ClothFit, xy: np.ndarray, rr: np.ndarray, found: np.ndarray,
+             edge_px: np.ndarray | None = None) -> list[PoolBall]:
     """PoolBalls for the centres (N, 2) px, radii (N,) px and detection confidences (N,)
-    found in a frame whose cloth model is ``fit``."""
+    found in a frame whose cloth model is ``fit``; ``edge_px`` (N,) the centres' distances to
+    the table region's edge, where known. A dark unlit disc near the edge is a pocket and is
+    left out (the 8 shows the lamps' highlight)."""
     h, w = fit.lab.shape[:2]
     discs = []
     for (x, y), r in zip(xy, rr):
@@ -186,10 +191,17 @@ def identify(fit: ClothFit, xy: np.ndarray, rr: np.ndarray, found: np.ndarray
         yy, xx = np.mgrid[y0:y1, x0:x1]
         m = np.zeros((h, w), bool)
         m[y0:y1, x0:x1] = (xx - x) ** 2 + (yy - y) ** 2 <= (INNER * r) ** 2
-        discs.append(m)
+        # the cloth a disc takes in where the radius is overestimated is not the ball's colour
+        ball = m & (fit.score >= 1.0)
+        discs.append(ball if ball.sum() >= max(6, 0.3 * m.sum()) else m)
     white = white_point(fit.lab, discs)
     feats = [ball_features(fit.lab[m], float(fit.cloth_lab[..., 0][m].mean()), white)
              for m in discs]
+    if edge_px is not None:
+        keep = [not (f["dark"] > 0.5 and f["lit"] < POCKET_LIT and e < POCKET_EDGE * r)
+                for f, e, r in zip(feats, edge_px, rr)]
+        feats = [f for f, k in zip(feats, keep) if k]
+        xy, rr, found = xy[keep], rr[keep], found[keep]
     costs = np.array([kind_scores(f) for f in feats]).reshape(-1, len(KINDS))
     kinds, kconf = assign_kinds(costs)
     numbers, nconf = assign_numbers(feats, kinds)
