@@ -73,9 +73,10 @@ class FinderConfig:
     ring: float = 0.55
     inner: float = 0.8
     opening: float = 0.7
+    strong: float = 3.0
 
     def __post_init__(self):
-        for name in ("noise_k", "chroma_floor", "bright_floor"):
+        for name in ("noise_k", "chroma_floor", "bright_floor", "strong"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"FinderConfig.{name} must be > 0, got {getattr(self, name)}")
         for name in ("dark_share", "peak", "ring", "inner", "opening"):
@@ -269,7 +270,7 @@ class PoolBallFinder:
         inside = self._inside
         r_in = r_map[inside]
         lo, hi = float(r_in.min()), float(r_in.max())
-        fg = self._without_edge_strips(fg, float(np.median(r_in)))
+        fg = self._without_edge_strips(fg, fit.score, float(np.median(r_in)))
         # discs of a few sizes, each pixel taking the one nearest its expected radius
         levels = np.exp(np.arange(np.log(lo), np.log(hi) + 0.1, 0.1))
         share = np.zeros_like(fg)
@@ -312,10 +313,11 @@ class PoolBallFinder:
         alone = self._ring_clear(fg, xy, rr)
         return xy[alone], rr[alone], conf[alone]
 
-    def _without_edge_strips(self, fg: np.ndarray, r: float) -> np.ndarray:
+    def _without_edge_strips(self, fg: np.ndarray, score: np.ndarray, r: float) -> np.ndarray:
         """``fg`` without the long straight runs along the region's sides (a cushion's face or
         top inside a region drawn round it): what a line of five radii along a side keeps,
-        within a radius of that side."""
+        within a radius of that side, unless it stands out from the cloth as a ball does
+        (``score`` at least ``strong``)."""
         hull = cv2.convexHull(self.polygon.astype(np.float32))
         sides = cv2.approxPolyDP(hull, 0.01 * cv2.arcLength(hull, True), True).reshape(-1, 2)
         n = int(round(5 * r)) | 1
@@ -333,7 +335,7 @@ class PoolBallFinder:
             band = np.zeros(fg.shape, np.uint8)
             cv2.line(band, tuple(int(v) for v in a), tuple(int(v) for v in b), 1,
                      thickness=int(2 * r))
-            out[strip & (band > 0)] = 0
+            out[strip & (band > 0) & (score < self.config.strong)] = 0
         return out
 
     def _field(self, fg: np.ndarray, r: float) -> np.ndarray:
