@@ -21,8 +21,10 @@ Numbers: the colours 1-7 are the solids' and the stripes' bands alike. The set's
 from the balls on the table: each ball is assigned a colour (yellow, blue, red, purple, orange,
 green, maroon) by linear assignment under at most one solid and one stripe of each colour, from
 starting hues in the white-balanced a*b* plane; then the colours' hues are moved to the balls
-assigned them and the assignment is made again. A number whose colour's cost is not clearly
-below the next colour's is left out (``ball`` None), the kind still given.
+assigned them and the assignment is made again. A number's confidence is its margin over the
+next colour, a colour already held costing what it costs to move its holder on; a number
+below ``NUMBER_SURE`` (with the kind's confidence) is left out (``ball`` None), the kind still
+given.
 """
 
 from __future__ import annotations
@@ -97,9 +99,9 @@ def _logistic(x: float) -> float:
 # Each kind's shares of the visible disc (white, colour, dark): mean and spread. A solid's white
 # is its number's circle and a highlight; a stripe's band leaves caps of white that turn in and
 # out of view; the 8 is dark with a white circle and the lamps' highlight.
-KIND_MEAN = np.array([[0.6, 0.2, 0.02], [0.02, 0.8, 0.1], [0.03, 0.25, 0.6], [0.2, 0.55, 0.08]])
+KIND_MEAN = np.array([[0.6, 0.2, 0.02], [0.02, 0.8, 0.1], [0.03, 0.25, 0.6], [0.25, 0.55, 0.08]])
 KIND_SPREAD = np.array([[0.15, 0.2, 0.05], [0.04, 0.18, 0.15], [0.06, 0.25, 0.15],
-                        [0.1, 0.2, 0.12]])
+                        [0.15, 0.2, 0.12]])
 
 
 def kind_scores(f: dict) -> np.ndarray:
@@ -112,7 +114,8 @@ def kind_scores(f: dict) -> np.ndarray:
 def assign_kinds(costs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Kinds (N,) as indices into ``KINDS`` under one cue ball, one 8, seven solids and seven
     stripes at most (a ball past those limits keeps its own best kind), and each kind's
-    confidence: the logistic of the margin to the next best kind."""
+    confidence: the logistic of the margin to the next best kind, a full kind costing what it
+    costs to move one of its balls on to that ball's next kind."""
     n = len(costs)
     if n == 0:
         return np.zeros(0, int), np.zeros(0)
@@ -122,11 +125,26 @@ def assign_kinds(costs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rows, picked = linear_sum_assignment(big)
     kinds = costs.argmin(axis=1)
     kinds[rows] = np.array(cols)[picked]
-    conf = np.empty(n)
-    for i, k in enumerate(kinds):
-        others = np.delete(costs[i], k)
-        conf[i] = _logistic(others.min() - costs[i, k])
-    return kinds, conf
+    return kinds, _margins(costs, kinds, limits)
+
+
+def _margins(costs: np.ndarray, chosen: np.ndarray, limits) -> np.ndarray:
+    """Each row's confidence in its chosen column under the columns' limits: the logistic of
+    the margin to its next best column, a full column costing what it costs to move one of its
+    rows on to that row's own next column."""
+    conf = np.empty(len(costs))
+    for i, k in enumerate(chosen):
+        alternatives = []
+        for k2 in range(costs.shape[1]):
+            if k2 == k:
+                continue
+            extra = 0.0
+            holders = [j for j in np.nonzero(chosen == k2)[0] if j != i]
+            if len(holders) >= limits[k2]:
+                extra = min(np.delete(costs[j], k2).min() - costs[j, k2] for j in holders)
+            alternatives.append(costs[i, k2] + extra)
+        conf[i] = _logistic(min(alternatives) - costs[i, k]) if alternatives else 1.0
+    return conf
 
 
 def assign_numbers(feats: list[dict], kinds: np.ndarray, rounds: int = 3
@@ -160,14 +178,15 @@ def assign_numbers(feats: list[dict], kinds: np.ndarray, rounds: int = 3
                 # halfway: one ball may be misread, the start keeps the colours apart
                 ab[c] = 0.5 * ab[c] + 0.5 * hues[mine].mean(axis=0)
                 lt[c] = 0.5 * lt[c] + 0.5 * light[mine].mean()
+    margin = np.zeros(len(idx))
+    for kind in ("solid", "stripe"):
+        rows = np.array([r for r, i in enumerate(idx) if KINDS[kinds[i]] == kind], int)
+        if len(rows):
+            margin[rows] = _margins(cost[rows], chosen[rows], [1] * len(COLOURS))
     for r, i in enumerate(idx):
-        j = chosen[r]
-        if j < 0:
-            continue
-        others = np.delete(cost[r], j)
-        p = _logistic(0.5 * (others.min() - cost[r, j]) - 1.0)
-        out[i] = COLOURS[j]
-        conf[i] = p
+        if chosen[r] >= 0:
+            out[i] = COLOURS[chosen[r]]
+            conf[i] = margin[r]
     return out, conf
 
 
