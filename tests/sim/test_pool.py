@@ -201,14 +201,16 @@ def test_a_spinning_ball_in_place_is_drawn_turning_not_from_the_cache(flat_pool)
 
 
 # -- truth -----------------------------------------------------------------------------------------
-def test_a_pool_clip_names_its_game_table_and_pool_ids(tmp_path):
-    from tracker.sim.make import make_clip
+def test_a_pool_clip_names_its_game_table_and_pool_ids(tmp_path, capsys):
+    from tracker.cli import main
     from tracker.sim.truth import read_truth
 
     out = tmp_path / "cut.mp4"
-    meta = make_clip("pool_cut_corner", out, resolution="320x240", fps=10.0)
-    assert meta["game"] == "8ball" and meta["table"] == "8ft"
+    assert main(["simulate", "pool_cut_corner", "-o", str(out), "--resolution", "320x240",
+                 "--fps", "10"]) == 0
+    assert "8ball, table 8ft" in capsys.readouterr().out
     read_meta, truth = read_truth(out)
+    assert read_meta["game"] == "8ball" and read_meta["table"] == "8ft"
     assert truth.ids == ["cue", "3", "6", "12"] and truth.classes == truth.ids
     assert set(truth.ids) <= set(POOL_BALLS)
     pots = [e for e in read_meta["events"] if e["type"] == "pot"]
@@ -216,6 +218,14 @@ def test_a_pool_clip_names_its_game_table_and_pool_ids(tmp_path):
     assert read_meta["shots"][0]["potted"] == [{"ball": "3", "pocket": "foot_right"}]
     assert read_meta["scores"][0]["legal"] is True
     assert truth.state[-1, truth.ids.index("3")] == "potted"
+    # each ball's orientation, a unit quaternion, held while it rests and turning as it rolls
+    assert truth.orient.shape == truth.pos_mm.shape[:2] + (4,)
+    np.testing.assert_allclose(np.linalg.norm(truth.orient, axis=2), 1.0, atol=1e-4)
+    assert (truth.orient[..., 0] >= 0).all()
+    resting = truth.state[:, 0] == "rest"
+    moving = truth.state[:, 0] == "moving"
+    assert np.ptp(truth.orient[:3, 0], axis=0).max() < 1e-9 and resting[:3].all()
+    assert np.abs(np.diff(truth.orient[:, 0], axis=0)).max(axis=1)[moving[1:]].max() > 0.05
 
 
 def test_simulate_lists_the_pool_scenarios_and_refuses_a_snooker_camera_for_them(capsys):

@@ -76,11 +76,11 @@ def run(args: argparse.Namespace) -> int:
     with FrameBar(desc=f"rendering {out.name}") as bar:
         meta = make_clip(args.scenario, out, seed=args.seed,
                          progress=None if args.quiet else bar, **overrides)
-    score = meta.get("final_score")
+    said = (f"{meta['game']}, table {meta['table']}" if "game" in meta
+            else f"final score {meta.get('final_score')}")
     if not args.quiet:
         print(f"wrote {out} ({meta['frames']} frames, {meta['image_size'][0]}x"
-              f"{meta['image_size'][1]} at {meta['fps']:g} fps) and its truth; final score "
-              f"{score}")
+              f"{meta['image_size'][1]} at {meta['fps']:g} fps) and its truth; {said}")
     return 0
 
 

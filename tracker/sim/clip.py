@@ -120,7 +120,7 @@ def render_clip(timeline: Timeline, spec: ClipSpec, out_path: str | Path,
     for s, name in STATE_NAMES.items():
         state[state_t == s] = name
     truth = BallTruth(timeline.ids, timeline.classes, F_t, pos_t, px, r_px, vis,
-                      state.astype(str))
+                      state.astype(str), rot_t)
     H = cam.homography_table_to_image()
     events = []
     for e in timeline.events:

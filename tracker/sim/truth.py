@@ -6,7 +6,8 @@ the score after each shot. ``NAME.balls.csv.gz``: one row per ball per frame:
 ``frame,t,track_id,ball,x_mm,y_mm,z_mm,x_px,y_px,r_px,visible,state`` where ``x_px, y_px`` is the
 3D centre through the real (distorting) camera, ``r_px`` the apparent radius, ``visible`` the
 fraction of the ball's outline not hidden (0..1), and ``state`` one of ``rest``, ``moving``,
-``airborne``, ``potted``, ``off_table``, ``in_hand``.
+``airborne``, ``potted``, ``off_table``, ``in_hand``. Clips whose balls carry their orientation
+(pool) add ``qw,qx,qy,qz``: the unit quaternion turning the ball's own frame into the table's.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy as np
 BALL_COLUMNS = ("frame", "t", "track_id", "ball", "x_mm", "y_mm", "z_mm", "x_px", "y_px", "r_px",
                 "visible", "state")
 STATES = ("rest", "moving", "airborne", "potted", "off_table", "in_hand")
+ORIENT_COLUMNS = ("qw", "qx", "qy", "qz")
 
 
 @dataclass
@@ -30,7 +32,8 @@ class BallTruth:
     """Per-frame ball truth as parallel arrays over F frames and N balls.
 
     ids/classes (N,); t (F,); pos_mm (F, N, 3); px (F, N, 2); r_px (F, N); visible (F, N);
-    state (F, N) of strings from ``STATES``.
+    state (F, N) of strings from ``STATES``; orient (F, N, 4) quaternions (w, x, y, z) with
+    w >= 0, or None when the balls' orientations were not carried.
     """
 
     ids: list[str]
@@ -41,11 +44,17 @@ class BallTruth:
     r_px: np.ndarray
     visible: np.ndarray
     state: np.ndarray
+    orient: np.ndarray | None = None
 
     def __post_init__(self):
         F, N = len(self.t), len(self.ids)
+        if self.orient is not None:
+            q = np.asarray(self.orient, np.float64)
+            self.orient = np.where(q[..., :1] < 0, -q, q)  # q and -q are one turn
         for name, shape in (("pos_mm", (F, N, 3)), ("px", (F, N, 2)), ("r_px", (F, N)),
-                            ("visible", (F, N)), ("state", (F, N))):
+                            ("visible", (F, N)), ("state", (F, N)), ("orient", (F, N, 4))):
+            if name == "orient" and self.orient is None:
+                continue
             if getattr(self, name).shape != shape:
                 raise ValueError(f"BallTruth.{name} must have shape {shape}, "
                                  f"got {getattr(self, name).shape}")
@@ -63,16 +72,18 @@ def write_truth(video_path: str | Path, meta: dict, balls: BallTruth) -> tuple[P
     json_path.write_text(json.dumps(meta, indent=1, default=_jsonable) + "\n")
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(BALL_COLUMNS)
+    q = balls.orient
+    w.writerow(BALL_COLUMNS + (() if q is None else ORIENT_COLUMNS))
     F, N = balls.state.shape
     for f in range(F):
         t = f"{balls.t[f]:.6f}"
         for n in range(N):
             x, y, z = balls.pos_mm[f, n]
             u, v = balls.px[f, n]
-            w.writerow((f, t, balls.ids[n], balls.classes[n], f"{x:.3f}", f"{y:.3f}",
-                        f"{z:.3f}", f"{u:.3f}", f"{v:.3f}", f"{balls.r_px[f, n]:.3f}",
-                        f"{balls.visible[f, n]:.3f}", balls.state[f, n]))
+            row = (f, t, balls.ids[n], balls.classes[n], f"{x:.3f}", f"{y:.3f}",
+                   f"{z:.3f}", f"{u:.3f}", f"{v:.3f}", f"{balls.r_px[f, n]:.3f}",
+                   f"{balls.visible[f, n]:.3f}", balls.state[f, n])
+            w.writerow(row if q is None else row + tuple(f"{c:.5f}" for c in q[f, n]))
     # mtime=0 keeps the file byte-identical across regenerations
     with open(csv_path, "wb") as fh, gzip.GzipFile("", "wb", fileobj=fh, mtime=0) as gz:
         gz.write(buf.getvalue().encode())
@@ -98,8 +109,11 @@ def read_truth(video_or_json: str | Path) -> tuple[dict, BallTruth]:
     num = np.array([[float(r[c]) for c in ("t", "x_mm", "y_mm", "z_mm", "x_px", "y_px", "r_px",
                                              "visible")] for r in rows]).reshape(F, N, 8)
     state = np.array([r["state"] for r in rows]).reshape(F, N)
+    orient = None
+    if rows and "qw" in rows[0]:
+        orient = np.array([[float(r[c]) for c in ORIENT_COLUMNS] for r in rows]).reshape(F, N, 4)
     return meta, BallTruth(ids, classes, num[:, 0, 0], num[..., 1:4], num[..., 4:6],
-                           num[..., 6], num[..., 7], state)
+                           num[..., 6], num[..., 7], state, orient)
 
 
 def _jsonable(o):
