@@ -429,11 +429,14 @@ def find_table(image_bgr: np.ndarray, game: str = "auto", size: str = "auto",
                     "balls" if by_balls else "sights")
     try:
         cal = calibrate_image(image_bgr, SNOOKER, camera_matrix, dist_coeffs, source)
-    except InputError:
+    except InputError as exc:
         if error is not None:
             raise error from None
-        return pool(find_pool_table(image_bgr, None, camera_matrix, dist_coeffs, source),
-                    "assumed")
+        try:  # a pool table, if any table: said as snooker's finder says it when none
+            return pool(find_pool_table(image_bgr, None, camera_matrix, dist_coeffs, source),
+                        "assumed")
+        except InputError:
+            raise exc from None
     features = cal.landmarks["_features"]
     if by_balls == "snooker":
         return TableFound(cal, "snooker", "balls", "snooker", "balls")
