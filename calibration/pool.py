@@ -17,7 +17,7 @@ to be the end away from the camera, as snooker's baulk is.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -70,6 +70,8 @@ SPOT_INNER_MM = 10.0
 SPOT_RING_MM = (35.0, 60.0)
 SPOT_CONTRAST = 12.0
 SPOT_PLAIN = 6.0
+# Share of sights found below which the cloth's outline is tried as the rail's outer edge too.
+RAIL_BELOW_SIGHTS = 0.5
 # Sights found by one fit more than by the other for it to be taken whatever its cushion edges.
 CLEARLY_MORE_SIGHTS = 3
 # Share of the 18 sights found for the rails to count as a pool table's.
@@ -196,9 +198,9 @@ def spot_marks(model: CameraModel, gray: np.ndarray, table: PoolTableSpec
 def _fit_pool(image, first, table: PoolTableSpec, undercut: bool, what: str):
     """The camera fitted to the cushion edges and the sights of ``table``, from ``first``
     (``find._first_camera``'s cloth, model and grey images): (model, observations, per-side
-    edge support, share of sights found). With ``undercut`` the bed's visible edge is taken at
-    the foot of the cushion's face where the camera sees the face (as ``calibration.find`` does
-    for snooker), else at the nose everywhere."""
+    edge support, share of sights found, how the head end was told). With ``undercut`` the
+    bed's visible edge is taken at the foot of the cushion's face where the camera sees the
+    face (as ``calibration.find`` does for snooker), else at the nose everywhere."""
     cloth, model, raw, gray, fine = first
     valid = (cloth.mask > 0).astype(np.float32)
     samples = _nose_samples(table, trim_mm=NOSE_TRIM_MM)
@@ -235,15 +237,6 @@ def _fit_either(image, table, camera_matrix, dist_coeffs, source):
     taken (``nose`` or ``undercut_foot``)."""
     what = source or "the image"
     first = _first_camera(image, table, camera_matrix, dist_coeffs, what)
-    fits, error = [], None
-    for undercut in (False, True):
-        try:
-            fits.append((_fit_pool(image, first, table, undercut, what) + (first[0],),
-                         "undercut_foot" if undercut else "nose"))
-        except InputError as exc:
-            error = exc
-    if not fits:
-        raise error
 
     def line_rms(found) -> float:
         model, obs = found[0][0], found[0][1]
@@ -254,9 +247,39 @@ def _fit_either(image, table, camera_matrix, dist_coeffs, source):
     def sights(found) -> int:
         return found[0][1].point_group.count("sights")
 
-    if len(fits) == 2 and abs(sights(fits[0]) - sights(fits[1])) >= CLEARLY_MORE_SIGHTS:
-        return max(fits, key=sights)
-    return min(fits, key=line_rms)
+    def best(first):
+        fits, error = [], None
+        for undercut in (False, True):
+            try:
+                fits.append((_fit_pool(image, first, table, undercut, what) + (first[0],),
+                             "undercut_foot" if undercut else "nose"))
+            except InputError as exc:
+                error = exc
+        if not fits:
+            raise error
+        if len(fits) == 2 and abs(sights(fits[0]) - sights(fits[1])) >= CLEARLY_MORE_SIGHTS:
+            return max(fits, key=sights)
+        return min(fits, key=line_rms)
+
+    def rail_first():
+        # the cloth's outline taken for the rail's outer edge
+        railed = replace(table, cushion_depth_mm=table.cushion_depth_mm + table.rail_width_mm)
+        return _first_camera(image, railed, camera_matrix, dist_coeffs, what)
+
+    try:
+        found = best(first)
+    except InputError:
+        return best(rail_first())
+    if found[0][3] < RAIL_BELOW_SIGHTS:
+        # few sights where the fit puts them: perhaps the rail, of about the cloth's colour,
+        # was taken for the cushions; that fit is taken when it finds clearly more
+        try:
+            railed = best(rail_first())
+        except InputError:
+            return found
+        if sights(railed) >= sights(found) + CLEARLY_MORE_SIGHTS:
+            return railed
+    return found
 
 
 def measure_balls(image: np.ndarray, cloth, model: CameraModel, table) -> BallSize:
