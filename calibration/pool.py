@@ -9,14 +9,15 @@ cushions where they are found. The table's size cannot come from its outline (th
 tables are the same shape): it is given, or read from the balls' size on the cloth (57.15 mm),
 else taken to be 9 ft.
 
-The table turns end for end onto itself; with no marking to tell the ends apart, the head is
-taken to be the end away from the camera, as snooker's baulk is.
+The table turns end for end onto itself: the foot is the end whose spot shows a mark (the foot
+spot is marked on most tables, the head spot seldom); with none told apart, the head is taken
+to be the end away from the camera, as snooker's baulk is.
 """
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -61,6 +62,16 @@ NOSE_TRIM_MM = 80.0
 # a pool cushion's top is covered in the bed's cloth and meets it at a faint edge, which
 # scatters over a pixel or two in compressed broadcast frames.
 MAX_LINE_RMS_PX = 2.0
+# A spot mark (a sticker about an inch across) counts where the cloth within this radius (mm) of
+# the spot differs from the cloth round it (out to ``SPOT_RING_MM``) by ``SPOT_CONTRAST`` grey
+# levels at the median, the cloth round it being plain (its median deviation within
+# ``SPOT_PLAIN``: no ball, hand or cue there).
+SPOT_INNER_MM = 10.0
+SPOT_RING_MM = (35.0, 60.0)
+SPOT_CONTRAST = 12.0
+SPOT_PLAIN = 6.0
+# Share of sights found below which the cloth's outline is tried as the rail's outer edge too.
+RAIL_BELOW_SIGHTS = 0.5
 # Sights found by one fit more than by the other for it to be taken whatever its cushion edges.
 CLEARLY_MORE_SIGHTS = 3
 # Share of the 18 sights found for the rails to count as a pool table's.
@@ -148,12 +159,48 @@ def _sight_observations(model, gray, table, inlier_px=None) -> tuple[Observation
     return obs, float(found.mean())
 
 
+def spot_marks(model: CameraModel, gray: np.ndarray, table: PoolTableSpec
+               ) -> tuple[float, float]:
+    """How clearly a spot mark shows at the head spot and at the foot spot where ``model``
+    puts them: the inner cloth's median difference (grey levels) from the plain cloth round
+    it, 0 where the cloth round it is not plain or out of the picture."""
+    h, w = gray.shape
+    out = []
+    for xy in (table.head_spot_mm, table.foot_spot_mm):
+        p3 = np.array([[*xy, 0.0]])
+        c, _, s = _normals(model, p3, np.array([[1.0, 0.0]]))
+        _, _, s2 = _normals(model, p3, np.array([[0.0, 1.0]]))
+        scale = float(np.sqrt(s[0] * s2[0]))  # px per mm, about
+        r = int(np.ceil(SPOT_RING_MM[1] * scale)) + 1
+        x0, y0 = int(round(c[0, 0])) - r, int(round(c[0, 1])) - r
+        if x0 < 0 or y0 < 0 or x0 + 2 * r + 1 > w or y0 + 2 * r + 1 > h:
+            out.append(0.0)
+            continue
+        patch = gray[y0:y0 + 2 * r + 1, x0:x0 + 2 * r + 1]
+        ys, xs = np.mgrid[-r:r + 1, -r:r + 1]
+        # the spot's picture is squashed as the table is: distances in table mm, about
+        cam = model.camera()
+        grid = cam.plane_points(np.c_[(xs + x0 + r).ravel(), (ys + y0 + r).ravel()], 0.0)
+        d_mm = np.hypot(*(grid - np.asarray(xy)).T).reshape(patch.shape)
+        ring = patch[(d_mm >= SPOT_RING_MM[0]) & (d_mm <= SPOT_RING_MM[1])]
+        inner = patch[d_mm <= max(SPOT_INNER_MM, 1.5 / scale)]
+        if not len(ring) or not len(inner):
+            out.append(0.0)
+            continue
+        bg = float(np.median(ring))
+        if np.median(np.abs(ring - bg)) > SPOT_PLAIN:
+            out.append(0.0)
+            continue
+        out.append(float(abs(np.median(inner) - bg)))
+    return out[0], out[1]
+
+
 def _fit_pool(image, first, table: PoolTableSpec, undercut: bool, what: str):
     """The camera fitted to the cushion edges and the sights of ``table``, from ``first``
     (``find._first_camera``'s cloth, model and grey images): (model, observations, per-side
-    edge support, share of sights found). With ``undercut`` the bed's visible edge is taken at
-    the foot of the cushion's face where the camera sees the face (as ``calibration.find`` does
-    for snooker), else at the nose everywhere."""
+    edge support, share of sights found, how the head end was told). With ``undercut`` the
+    bed's visible edge is taken at the foot of the cushion's face where the camera sees the
+    face (as ``calibration.find`` does for snooker), else at the nose everywhere."""
     cloth, model, raw, gray, fine = first
     valid = (cloth.mask > 0).astype(np.float32)
     samples = _nose_samples(table, trim_mm=NOSE_TRIM_MM)
@@ -161,7 +208,15 @@ def _fit_pool(image, first, table: PoolTableSpec, undercut: bool, what: str):
                                             undercut, fine,
                                             _outline_on_frame(cloth, image.shape), what)
     model.fit_k2 = model.fit_k1 and _corner_bend_px(model) > CLEAR_BEND_PX
-    if _baulk_is_near(model, table):
+    # the foot end: where the foot spot's mark shows and the head spot shows none, else the
+    # end away from the camera
+    head_mark, foot_mark = spot_marks(model, raw, table)
+    if max(head_mark, foot_mark) >= SPOT_CONTRAST and min(head_mark, foot_mark) < 0.5 * max(
+            head_mark, foot_mark):
+        turn, end_from = head_mark > foot_mark, "foot_spot"
+    else:
+        turn, end_from = _baulk_is_near(model, table), "camera_far_end"
+    if turn:
         model = model.flipped(table.width_mm, table.length_mm)
     obs = nose
     for again in range(2):
@@ -171,26 +226,17 @@ def _fit_pool(image, first, table: PoolTableSpec, undercut: bool, what: str):
                                             None if not again else SIGHT_INLIER_PX)
         obs = _merge(nose, sights)
         model = fit(model, obs, scale_px=0.75, bend_px=None)
-    return model, obs, support, share
+    return model, obs, support, share, end_from
 
 
 def _fit_either(image, table, camera_matrix, dist_coeffs, source):
     """``_fit_pool`` with the bed's edge taken at the nose and at the face's foot, and the fit
     that agrees better kept: the one that finds clearly more sights where it puts them, else
     the one whose cushion edges lie closer to their lines. Returns (model, observations,
-    per-side support, share of sights found, cloth) and the edge taken (``nose`` or
-    ``undercut_foot``)."""
+    per-side support, share of sights found, how the head end was told, cloth) and the edge
+    taken (``nose`` or ``undercut_foot``)."""
     what = source or "the image"
     first = _first_camera(image, table, camera_matrix, dist_coeffs, what)
-    fits, error = [], None
-    for undercut in (False, True):
-        try:
-            fits.append((_fit_pool(image, first, table, undercut, what) + (first[0],),
-                         "undercut_foot" if undercut else "nose"))
-        except InputError as exc:
-            error = exc
-    if not fits:
-        raise error
 
     def line_rms(found) -> float:
         model, obs = found[0][0], found[0][1]
@@ -201,9 +247,39 @@ def _fit_either(image, table, camera_matrix, dist_coeffs, source):
     def sights(found) -> int:
         return found[0][1].point_group.count("sights")
 
-    if len(fits) == 2 and abs(sights(fits[0]) - sights(fits[1])) >= CLEARLY_MORE_SIGHTS:
-        return max(fits, key=sights)
-    return min(fits, key=line_rms)
+    def best(first):
+        fits, error = [], None
+        for undercut in (False, True):
+            try:
+                fits.append((_fit_pool(image, first, table, undercut, what) + (first[0],),
+                             "undercut_foot" if undercut else "nose"))
+            except InputError as exc:
+                error = exc
+        if not fits:
+            raise error
+        if len(fits) == 2 and abs(sights(fits[0]) - sights(fits[1])) >= CLEARLY_MORE_SIGHTS:
+            return max(fits, key=sights)
+        return min(fits, key=line_rms)
+
+    def rail_first():
+        # the cloth's outline taken for the rail's outer edge
+        railed = replace(table, cushion_depth_mm=table.cushion_depth_mm + table.rail_width_mm)
+        return _first_camera(image, railed, camera_matrix, dist_coeffs, what)
+
+    try:
+        found = best(first)
+    except InputError:
+        return best(rail_first())
+    if found[0][3] < RAIL_BELOW_SIGHTS:
+        # few sights where the fit puts them: perhaps the rail, of about the cloth's colour,
+        # was taken for the cushions; that fit is taken when it finds clearly more
+        try:
+            railed = best(rail_first())
+        except InputError:
+            return found
+        if sights(railed) >= sights(found) + CLEARLY_MORE_SIGHTS:
+            return railed
+    return found
 
 
 def measure_balls(image: np.ndarray, cloth, model: CameraModel, table) -> BallSize:
@@ -320,7 +396,7 @@ def find_pool_table(image_bgr: np.ndarray, table: PoolTableSpec | str | None = N
     given = isinstance(table, PoolTableSpec)
     spec = table if given else POOL_9FT
     fitted = _fit_either(image, spec, camera_matrix, dist_coeffs, source)
-    balls = measure_balls(image, fitted[0][4], fitted[0][0], spec)
+    balls = measure_balls(image, fitted[0][5], fitted[0][0], spec)
     against_9ft = balls.ratio if spec is POOL_9FT else None
     size, size_from, warning = spec.name, "given", ""
     if not given:
@@ -336,7 +412,7 @@ def find_pool_table(image_bgr: np.ndarray, table: PoolTableSpec | str | None = N
             for name in sorted(nearer, key=lambda n: abs(np.log(balls.ratio / expected[n]))):
                 again = _fit_either(image, POOL_TABLES[name], camera_matrix, dist_coeffs,
                                     source)
-                own = measure_balls(image, again[0][4], again[0][0], POOL_TABLES[name])
+                own = measure_balls(image, again[0][5], again[0][0], POOL_TABLES[name])
                 if own.ratio is not None and size_from_ratio(own.ratio) == "9ft":
                     spec, fitted, balls = POOL_TABLES[name], again, own
                     size, size_from = name, "balls"
@@ -344,13 +420,13 @@ def find_pool_table(image_bgr: np.ndarray, table: PoolTableSpec | str | None = N
         if size_from == "assumed":
             warning = ("the table's size was not told by its balls: taken to be 9 ft "
                        "(give --table 7ft, 8ft or 9ft)")
-    (model, obs, support, share, cloth), edge = fitted
+    (model, obs, support, share, end_from, cloth), edge = fitted
     cal = _finish(image, model, obs, support, spec, source, {}, False, MAX_LINE_RMS_PX)
     features = cal.landmarks["_features"]
     for key in ("painted_support", "baulk_found"):
         features.pop(key, None)
     features.update({"game": "pool", "table": size, "table_from": size_from,
-                     "sights_found": round(share, 3), "head_end_from": "camera_far_end",
+                     "sights_found": round(share, 3), "head_end_from": end_from,
                      "cushion_edge": edge,
                      "ball_ratio": None if balls.ratio is None else round(balls.ratio, 3),
                      "balls_measured": balls.count})
@@ -383,7 +459,7 @@ def _glance(image, camera_matrix, dist_coeffs, source) -> tuple[float | None, fl
     image = _check_image(image)
     what = source or "the image"
     first = _first_camera(image, POOL_9FT, camera_matrix, dist_coeffs, what)
-    model, _, _, share = _fit_pool(image, first, POOL_9FT, False, what)
+    model, _, _, share, _ = _fit_pool(image, first, POOL_9FT, False, what)
     return measure_balls(image, first[0], model, POOL_9FT).ratio, share
 
 
@@ -429,11 +505,14 @@ def find_table(image_bgr: np.ndarray, game: str = "auto", size: str = "auto",
                     "balls" if by_balls else "sights")
     try:
         cal = calibrate_image(image_bgr, SNOOKER, camera_matrix, dist_coeffs, source)
-    except InputError:
+    except InputError as exc:
         if error is not None:
             raise error from None
-        return pool(find_pool_table(image_bgr, None, camera_matrix, dist_coeffs, source),
-                    "assumed")
+        try:  # a pool table, if any table: said as snooker's finder says it when none
+            return pool(find_pool_table(image_bgr, None, camera_matrix, dist_coeffs, source),
+                        "assumed")
+        except InputError:
+            raise exc from None
     features = cal.landmarks["_features"]
     if by_balls == "snooker":
         return TableFound(cal, "snooker", "balls", "snooker", "balls")

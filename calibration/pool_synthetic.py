@@ -2,8 +2,8 @@
 
 Flat-shaded as ``calibration.synthetic`` draws a snooker table (and with its canvas and its bed):
 floor, rail of wood or black laminate with its 18 sights, cloth-covered cushions, the bed with
-each cushion's undercut face where the camera sees it, six pockets, the foot spot and a few
-balls (a stripe drawn as a white ball with its colour across the middle).
+each cushion's undercut face where the camera sees it, six pockets, the foot spot's mark and a
+few balls (a stripe drawn as a white ball with its colour across the middle).
 """
 
 from __future__ import annotations
@@ -44,9 +44,11 @@ def render_pool_table(
     supersample: int = 3,
     noise: float = 2.0,
     seed: int = 0,
+    foot_spot: bool = True,
 ) -> np.ndarray:
     """Render the pool table seen by ``camera``. ``balls`` maps a ball (``cue``, ``1`` ..
-    ``15``) to its table position in mm. Returns a (h, w, 3) uint8 BGR image."""
+    ``15``) to its table position in mm; ``foot_spot``: the foot spot's mark, a disc an inch
+    across, drawn. Returns a (h, w, 3) uint8 BGR image."""
     canvas = _Canvas(camera, supersample, background=(60, 62, 58))
     fill = canvas.fill
     W, L = table.width_mm, table.length_mm
@@ -62,8 +64,9 @@ def render_pool_table(
         along_x = abs(y) < 1 or abs(y - L) < 1  # on a short rail: the diamond lies along x
         a, b = (14.0, 7.0) if along_x else (7.0, 14.0)
         fill(np.array([[x - a, y], [x, y - b], [x + a, y], [x, y + b]]), top_z, SIGHT_BGR)
-    fx, fy = table.foot_spot_mm
-    fill(_circle(fx, fy, 6.0, 16), 0.0, tuple(int(0.5 * c + 0.5 * 230) for c in bed))
+    if foot_spot:
+        fx, fy = table.foot_spot_mm
+        fill(_circle(fx, fy, 12.5, 24), 0.0, tuple(int(0.5 * c + 0.5 * 230) for c in bed))
     for p in table.pockets.values():
         px, py = p.point_mm
         side = p.name.startswith("side")

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.calibrate import Calibration
+from calibration.calibrate import Calibration, plane_error_mm
 from calibration.errors import InputError
 from calibration.pool import find_pool_table, find_table, size_from_ratio
 from calibration.pool_synthetic import (
@@ -49,6 +49,14 @@ def test_rendered_pool_table_found_within_limits(size, view, cloth, rail):
     assert worst <= LIMITS[view][1], f"{worst:.2f} mm max"
     assert found.calibration.table is POOL_TABLES[size]
     assert found.sights_share >= 0.8
+
+
+def test_rail_of_the_cloths_hue_is_not_taken_for_the_cushions():
+    # tan cloth on a wooden rail: the cloth's outline is the rail's
+    camera, image = _scene("9ft", "tilted", "tan", "wood")
+    found = find_pool_table(image, "9ft")
+    rms, worst = pool_plane_error_mm(found.calibration, camera)
+    assert rms <= LIMITS["tilted"][0] and worst <= LIMITS["tilted"][1]
 
 
 @pytest.mark.parametrize("size", ["9ft", "8ft", "7ft"])
@@ -184,3 +192,19 @@ def test_hand_picked_pool_points_make_a_pool_calibration(tmp_path, capsys):
     assert main([str(src), "--points", str(points), "-o", str(out)]) == 0
     assert Calibration.load(out).game == "pool"
     assert "taken to be 9 ft" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("spot", [True, False])
+def test_head_end_told_by_the_foot_spot(spot):
+    # the tilted camera is as far from either end: only the foot spot's mark names them
+    table = POOL_9FT
+    camera = pool_scene_cameras(table)["tilted"]
+    image = render_pool_table(camera, table, pool_scene_balls(table), foot_spot=spot)
+    found = find_pool_table(image, "9ft")
+    features = found.calibration.landmarks["_features"]
+    if spot:
+        assert features["head_end_from"] == "foot_spot"
+        rms, _ = plane_error_mm(found.calibration, camera)  # as found, not turned
+        assert rms <= LIMITS["tilted"][0]
+    else:
+        assert features["head_end_from"] == "camera_far_end"
