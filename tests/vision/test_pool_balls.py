@@ -86,8 +86,6 @@ def test_numbers_given_are_those_of_the_balls_hues(tint):
     assert {"1", "6", "9", "14"} <= set(named)
 
 
-@pytest.mark.xfail(strict=True, reason="a patch larger than a ball is tiled with balls: the ring "
-                   "test leaves out the neighbours that tile it")
 def test_a_patch_larger_than_a_ball_is_not_taken_for_balls():
     frame = draw_frame(layout(["cue", "3"]), cloth="blue", seed=8)
     image = frame.image.copy()
@@ -137,6 +135,21 @@ def test_real_frames_hold_their_floor(capsys):
     tot = bench.score_real(bench.REALDATA)
     # floors a little under what the finder gives (see bench_pool_balls.py)
     assert tot["matched"] / tot["boxes"] >= 0.9
-    assert tot["matched"] / tot["found"] >= 0.87
+    assert tot["matched"] / tot["found"] >= 0.9
     assert tot["kind_ok"] / tot["matched"] >= 0.88
     assert np.median(tot["err"]) <= 1.5
+
+
+@pytest.mark.xfail(strict=True, reason="inside a tight rack the disc share is level: about two "
+                   "balls in three are found")
+def test_every_ball_of_a_tight_rack_is_found():
+    from calibration.specs import POOL_9FT
+
+    r_px = 9.0
+    scale = r_px / POOL_9FT.ball_radius_mm
+    rack = {k: (float(round(320 + (y - 1905) * scale)), float(round(200 + (x - 635) * scale)))
+            for k, (x, y) in POOL_9FT.rack_mm("8ball").items()}
+    rack["cue"] = (150.0, 200.0)
+    frame = draw_frame(rack, cloth="blue", seed=0, r_px=r_px)
+    got = found_by_id(frame, PoolBallFinder(frame.polygon).find(frame.image))
+    assert set(got) == set(rack)

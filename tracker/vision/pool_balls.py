@@ -29,6 +29,8 @@ import numpy as np
 from calibration.errors import InputError
 from calibration.specs import POOL_9FT, PoolTableSpec
 
+# How far apart (Lab) a ball's colour and what lies beyond its outline are where it shows.
+RIM_DIFF = 12.0
 # A WPA playing surface is twice as long as wide, whatever its size.
 _LENGTH_OVER_WIDTH = 2.0
 
@@ -74,12 +76,14 @@ class FinderConfig:
     inner: float = 0.8
     opening: float = 0.7
     strong: float = 3.0
+    rim: float = 0.8
+    apart: float = 1.4
 
     def __post_init__(self):
-        for name in ("noise_k", "chroma_floor", "bright_floor", "strong"):
+        for name in ("noise_k", "chroma_floor", "bright_floor", "strong", "apart"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"FinderConfig.{name} must be > 0, got {getattr(self, name)}")
-        for name in ("dark_share", "peak", "ring", "inner", "opening"):
+        for name in ("dark_share", "peak", "ring", "inner", "opening", "rim"):
             if not 0 < getattr(self, name) < 1:
                 raise ValueError(f"FinderConfig.{name} must be in (0, 1), "
                                  f"got {getattr(self, name)}")
@@ -190,8 +194,12 @@ class PoolBallFinder:
             self.polygon = poly
             quad = _quad(poly)
             if quad is not None:
-                # which sides are the short ones is settled by the balls' sizes (``_prepare``)
-                self._quad_H = [_homography_from_quad(quad, self.spec, s) for s in (0, 1)]
+                # which sides are the short ones is settled by the balls' sizes (``_prepare``);
+                # without enough balls to say, the shorter in the image
+                side = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+                first = 0 if side[0] + side[2] <= side[1] + side[3] else 1
+                self._quad_H = [_homography_from_quad(quad, self.spec, s)
+                                for s in (first, 1 - first)]
         if radius_px is not None and not radius_px > 0:
             raise InputError(f"the ball radius must be > 0 px, got {radius_px}")
         self.radius_px = radius_px
@@ -299,7 +307,7 @@ class PoolBallFinder:
         for i in order:
             x, y = float(xs[i]), float(ys[i])
             r = float(r_map[ys[i], xs[i]])
-            if all((x - kx) ** 2 + (y - ky) ** 2 > (1.4 * min(r, kr)) ** 2
+            if all((x - kx) ** 2 + (y - ky) ** 2 > (self.config.apart * min(r, kr)) ** 2
                    for (kx, ky), kr in zip(kept, radii)):
                 kept.append((x, y))
                 radii.append(r)
@@ -310,7 +318,8 @@ class PoolBallFinder:
         xy = self._refine(fg, xy, rr)
         conf = share[np.round(xy[:, 1]).astype(int).clip(0, fg.shape[0] - 1),
                      np.round(xy[:, 0]).astype(int).clip(0, fg.shape[1] - 1)].clip(0, 1)
-        alone = self._ring_clear(fg, xy, rr)
+        alone = self._ring_clear(fg, xy, rr) & (self._rim_contrast(fit.lab, xy, rr)
+                                                 >= cfg.rim)
         return xy[alone], rr[alone], conf[alone]
 
     def _without_edge_strips(self, fg: np.ndarray, score: np.ndarray, r: float) -> np.ndarray:
@@ -394,6 +403,28 @@ class PoolBallFinder:
                     step = np.hypot(nx - x, ny - y)
                     f = min(1.0, 0.5 * r / step) if step > 0 else 1.0
                     out[i] = (x + f * (nx - x), y + f * (ny - y))
+        return out
+
+    @staticmethod
+    def _rim_contrast(lab: np.ndarray, xy: np.ndarray, rr: np.ndarray, n: int = 16
+                      ) -> np.ndarray:
+        """The share (N,) of directions round each candidate in which its colour inside the rim
+        differs from what lies outside it: a ball's outline shows against the cloth and its
+        neighbours, a patch tiled with candidates (a hand) is much the same across it."""
+        h, w = lab.shape[:2]
+        smooth = cv2.GaussianBlur(lab, (3, 3), 0)
+        ang = np.linspace(0, 2 * np.pi, n, endpoint=False)
+        d = np.c_[np.cos(ang), np.sin(ang)]
+        out = np.zeros(len(xy))
+        for i, ((x, y), r) in enumerate(zip(xy, rr)):
+            pin = np.round(np.c_[x + 0.55 * r * d[:, 0], y + 0.55 * r * d[:, 1]]).astype(int)
+            pout = np.round(np.c_[x + 1.4 * r * d[:, 0], y + 1.4 * r * d[:, 1]]).astype(int)
+            pin[:, 0] = pin[:, 0].clip(0, w - 1)
+            pout[:, 0] = pout[:, 0].clip(0, w - 1)
+            pin[:, 1] = pin[:, 1].clip(0, h - 1)
+            pout[:, 1] = pout[:, 1].clip(0, h - 1)
+            diff = smooth[pin[:, 1], pin[:, 0]] - smooth[pout[:, 1], pout[:, 0]]
+            out[i] = float((np.linalg.norm(diff, axis=1) > RIM_DIFF).mean())
         return out
 
     def _ring_clear(self, fg: np.ndarray, xy: np.ndarray, rr: np.ndarray) -> np.ndarray:

@@ -78,15 +78,18 @@ def ball_features(lab: np.ndarray, cloth_L: float, white: np.ndarray) -> dict:
     under it and the frame's white."""
     L, ab = lab[:, 0], _neutral_offset(lab, white)
     dist = np.hypot(ab[:, 0], ab[:, 1])
-    is_dark = (L < 0.55 * min(cloth_L, white[0])) & (dist < 20)
-    is_colour = (dist >= 20) & ~is_dark
+    # a black ball mirrors the cloth a little; the hue is read from all coloured pixels, as dark
+    # colours (blue, purple, maroon) are dark too
+    is_dark = (L < 0.55 * min(cloth_L, white[0])) & (dist < 30)
+    hued = dist >= 20
+    is_colour = hued & ~is_dark
     # white beside the ball's own colour: far less chroma than it (a pale colour's lit side is
     # not white), and light
-    body = float(np.median(dist[is_colour])) if is_colour.sum() >= 3 else 0.0
+    body = float(np.median(dist[hued])) if hued.sum() >= 3 else 0.0
     limit = min(WHITE_CHROMA, 0.6 * body) if body >= 2 * WHITE_CHROMA else WHITE_CHROMA
     is_white = (dist < limit) & (L > 0.7 * white[0])
-    hue = np.median(ab[is_colour], axis=0) if is_colour.sum() >= 3 else np.zeros(2)
-    Lc = float(np.median(L[is_colour])) / white[0] if is_colour.sum() >= 3 else 0.0
+    hue = np.median(ab[hued], axis=0) if hued.sum() >= 3 else np.zeros(2)
+    Lc = float(np.median(L[hued])) / white[0] if hued.sum() >= 3 else 0.0
     return {"white": float(is_white.mean()), "dark": float(is_dark.mean()),
             "colour": float(is_colour.mean()), "hue": hue, "L": Lc,
             "lit": float((L > 0.6 * white[0]).mean())}
