@@ -22,6 +22,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from scipy.optimize import least_squares
 
 from calibration.calibrate import Calibration
 from calibration.cloth import find_cloth, outline_quad
@@ -163,8 +164,19 @@ def _initial_model(quad_px, outline_px, table, image_size, K_fixed, dist_fixed) 
     W, L = table.width_mm, table.length_mm
     rect = np.array([[-d, -d], [W + d, -d], [W + d, L + d], [-d, L + d]], np.float64)
     K_given = None if K_fixed is None else np.asarray(K_fixed, float)
-    q_und = q if K_given is None or dist_fixed is None else undistort(
-        K_given, np.asarray(dist_fixed, float), q)
+    outline = np.asarray(outline_px, float).reshape(-1, 2)
+    seg = np.roll(outline, -1, axis=0) - outline
+    n = np.maximum(1, (np.hypot(seg[:, 0], seg[:, 1]) / 2).astype(int))
+    dense = np.vstack([p + np.linspace(0, 1, k, endpoint=False)[:, None] * v
+                       for p, v, k in zip(outline, seg, n)])
+    # the lens's bending read from the outline's sides before the corners are trusted
+    bend = 0.0
+    if K_given is None and dist_fixed is None:
+        bend = _outline_bend(q, dense, image_size)
+    if K_given is not None and dist_fixed is not None:
+        q_und = undistort(K_given, np.asarray(dist_fixed, float), q)
+    else:
+        q_und = _unbend(q, bend, image_size)
     best = None
     for rot in range(4):
         qq = np.roll(q_und, -rot, axis=0)
@@ -176,7 +188,9 @@ def _initial_model(quad_px, outline_px, table, image_size, K_fixed, dist_fixed) 
     q = np.roll(q, -rot, axis=0)
     model = CameraModel(image_size, f, np.zeros(3), np.zeros(3), 0.0, K_given,
                         None if dist_fixed is None else np.asarray(dist_fixed, float),
-                        fit_k1=K_fixed is None)
+                        fit_k1=K_fixed is None and not bend)
+    if bend:
+        model.k1, model.k2 = _radial_terms(bend, image_size, f)
     model.rvec, model.tvec = pose_from_homography(H, model.K)
     # looking about straight down, the picture leaves the focal length free: a 60 degree lens
     R = cv2.Rodrigues(np.asarray(model.rvec, float).reshape(3, 1))[0]
@@ -184,17 +198,76 @@ def _initial_model(quad_px, outline_px, table, image_size, K_fixed, dist_fixed) 
         model.f_prior = (image_size[0] / 2) / np.tan(np.radians(30))
     obs = Observations()
     z = table.cushion_nose_height_mm + 7.0
-    outline = np.asarray(outline_px, float).reshape(-1, 2)
-    seg = np.roll(outline, -1, axis=0) - outline
-    n = np.maximum(1, (np.hypot(seg[:, 0], seg[:, 1]) / 2).astype(int))
-    dense = np.vstack([p + np.linspace(0, 1, k, endpoint=False)[:, None] * v
-                       for p, v, k in zip(outline, seg, n)])
     for i in range(4):
         obs.add_point(q[i], (*rect[i], z), "outline")
         m = 0.5 * (q[i] + q[(i + 1) % 4])
         j = int(np.argmin(np.hypot(*(dense - m).T)))
         obs.add_point(dense[j], (*(0.5 * (rect[i] + rect[(i + 1) % 4])), z), "outline")
-    return _fit_held(model, obs, scale_px=5.0, bend_px=20.0)
+    model = _fit_held(model, obs, scale_px=5.0, bend_px=20.0)
+    # a lens seen bending in the outline keeps both radial terms free from here on
+    model.fit_k1 = K_fixed is None
+    model.fit_k2 = model.fit_k1 and bool(bend)
+    return model
+
+
+# Least bending (px at the image corner) the outline's sides must show for it to be taken as
+# the lens's: below it the cushion lines decide.
+OUTLINE_BEND_PX = 4.0
+
+
+def _unbend(px: np.ndarray, bend: float, image_size) -> np.ndarray:
+    """Pixels ``px`` (N, 2) through the division model: straightened by ``1 + bend * r**2`` about
+    the image centre, ``r`` in half image diagonals."""
+    w, h = image_size
+    c = np.array([(w - 1) / 2, (h - 1) / 2])
+    d = (np.asarray(px, float) - c) / (0.5 * math.hypot(w, h))
+    return c + (np.asarray(px, float) - c) / (1 + bend * (d**2).sum(1))[:, None]
+
+
+def _radial_terms(bend: float, image_size, f: float) -> tuple[float, float]:
+    """OpenCV's first two radial terms at focal length ``f`` that bend as the division model
+    ``_unbend`` straightens, matched over the image's diagonal."""
+    half = 0.5 * math.hypot(*image_size)
+    rd = np.linspace(0.05, 1.0, 40)
+    ru = rd / (1 + bend * rd**2)
+    x = ru * half / f
+    A = np.c_[x**3, x**5]
+    k = np.linalg.lstsq(A, rd * half / f - x, rcond=None)[0]
+    return float(k[0]), float(k[1])
+
+
+def _outline_bend(quad: np.ndarray, dense: np.ndarray, image_size) -> float:
+    """The division model's term (``_unbend``) that makes the cloth outline's four sides
+    straight, the middle of each side between its corners (a wide lens bows them; the cloth's
+    edge is straight on every table); 0 where the sides are straight to within
+    ``OUTLINE_BEND_PX`` at the image corner."""
+    span = np.roll(quad, -1, axis=0) - quad
+    length = np.hypot(span[:, 0], span[:, 1])
+    u = span / length[:, None]
+    rel = dense[None] - quad[:, None]  # (side, point, xy)
+    along = np.einsum("spk,sk->sp", rel, u) / length[:, None]
+    across = np.abs(rel[..., 0] * u[:, None, 1] - rel[..., 1] * u[:, None, 0])
+    near = (along > 0.1) & (along < 0.9) & (across < 0.1 * length[:, None])
+    sides = [dense[m] for m in near if m.sum() >= 10]
+    if len(sides) < 3:
+        return 0.0
+    pts = np.vstack(sides)
+    which = np.concatenate([np.full(len(s), i) for i, s in enumerate(sides)])
+
+    def straightness(v):
+        u = _unbend(pts, v[0], image_size)
+        out = []
+        for i in range(len(sides)):
+            p = u[which == i]
+            c = p - p.mean(0)
+            _, _, vt = np.linalg.svd(c, full_matrices=False)
+            out.append(c @ vt[1])
+        return np.concatenate(out)
+
+    bend = float(least_squares(straightness, [0.0], loss="soft_l1", f_scale=1.0,
+                               bounds=(-0.9, 1.5)).x[0])
+    half = 0.5 * math.hypot(*image_size)
+    return bend if abs(bend) * half / (1 + bend) > OUTLINE_BEND_PX else 0.0
 
 
 def _fit_held(model: CameraModel, obs: Observations, **kwargs) -> CameraModel:
@@ -555,6 +628,10 @@ def _fit_table(image, gray, cloth, model, table, source, undercut, fine=None) ->
     # A clearly bent lens gets the second radial term too: one term leaves the corners of a
     # wide barrel lens many px out.
     model.fit_k2 = model.fit_k1
+    # and its centre: a principal point off the image's centre moves a bent lens's picture
+    model.fit_shift = model.fit_k2 and model.K_fixed is None
+    # and a lens whose elements sit a little askew (tangential terms)
+    model.fit_tangential = model.fit_shift
     # The baulk end: the end whose baulk line and D are painted on the cloth.
     flipped = model.flipped(table.width_mm, table.length_mm)
     here = _painted_observations(model, gray, cloth.region, table, 150.0)
@@ -627,7 +704,7 @@ def _fit_cushions(model, gray, valid, table, samples, undercut, fine, near_edge,
     # the outline's sides bowed by a clearly bent lens looking down (a wide-angle ceiling
     # camera): the first, wide searches keep its bending (held straight, the cushions' ends are
     # looked for tens of px off and lost)
-    bent = model.f_prior is not None and _corner_bend_px(model) > CLEAR_BEND_PX
+    bent = _corner_bend_px(model) > CLEAR_BEND_PX
     for radius_mm, scale_px in first + ((90.0, 4.0), (35.0, 2.0), (14.0, 1.0)):
         nose, support, shown = _nose_observations(model, gray, valid, table, radius_mm,
                                                   samples, undercut, fine=fine)
@@ -635,7 +712,7 @@ def _fit_cushions(model, gray, valid, table, samples, undercut, fine, near_edge,
             raise InputError(f"no table found: cushion edges not found in {what}")
         coarse = _fit_held if radius_mm > 20 else fit
         model = coarse(model, nose, scale_px=scale_px,
-                       bend_px=0.2 if radius_mm > 50 and not bent else 2.0, max_nfev=30)
+                       bend_px=None if bent else 0.2 if radius_mm > 50 else 2.0, max_nfev=30)
     _check_pose(model, table, what)
     return model, nose, support, shown
 

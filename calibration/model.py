@@ -136,6 +136,8 @@ class CameraModel:
     f_prior: float | None = None
     offsets: dict = field(default_factory=dict)
     fit_offsets: tuple = ()
+    tangential: tuple[float, float] = (0.0, 0.0)
+    fit_tangential: bool = False
 
     @property
     def K(self) -> np.ndarray:
@@ -149,7 +151,7 @@ class CameraModel:
     def dist(self) -> np.ndarray:
         if self.dist_fixed is not None:
             return np.asarray(self.dist_fixed, float)
-        return np.array([self.k1, self.k2, 0, 0, 0], float)
+        return np.array([self.k1, self.k2, *self.tangential, 0], float)
 
     def camera(self) -> Camera:
         R = cv2.Rodrigues(np.asarray(self.rvec, float).reshape(3, 1))[0]
@@ -164,7 +166,8 @@ class CameraModel:
         t2 = R @ g + self.tvec
         return CameraModel(self.image_size, self.f, cv2.Rodrigues(R2)[0].ravel(), t2, self.k1,
                            self.K_fixed, self.dist_fixed, self.fit_k1, self.shift,
-                           self.fit_shift, self.k2, self.fit_k2, self.f_prior)
+                           self.fit_shift, self.k2, self.fit_k2, self.f_prior,
+                           tangential=self.tangential, fit_tangential=self.fit_tangential)
 
     # -- parameter vector ---------------------------------------------------------------------
     def vector(self) -> np.ndarray:
@@ -177,6 +180,8 @@ class CameraModel:
         if self.K_fixed is None and self.fit_shift:
             v += [self.shift[0] / 100.0, self.shift[1] / 100.0]
         v += [self.offsets.get(name, 0.0) for name in self.fit_offsets]
+        if self.dist_fixed is None and self.fit_tangential:
+            v += [self.tangential[0] * 100.0, self.tangential[1] * 100.0]
         return np.array(v, float)
 
     def with_vector(self, v) -> CameraModel:
@@ -193,9 +198,13 @@ class CameraModel:
             shift = (float(rest.pop(0)) * 100.0, float(rest.pop(0)) * 100.0)
         offsets = dict(self.offsets)
         offsets.update((name, float(x)) for name, x in zip(self.fit_offsets, rest))
+        rest = rest[len(self.fit_offsets):]
+        tangential = self.tangential
+        if self.dist_fixed is None and self.fit_tangential:
+            tangential = (float(rest[0]) / 100.0, float(rest[1]) / 100.0)
         return CameraModel(self.image_size, f, rvec, tvec, k1, self.K_fixed, self.dist_fixed,
                            self.fit_k1, shift, self.fit_shift, k2, self.fit_k2, self.f_prior,
-                           offsets, self.fit_offsets)
+                           offsets, self.fit_offsets, tangential, self.fit_tangential)
 
 
 def _project_pinhole(K, R, t, pts):
@@ -276,6 +285,10 @@ FOCAL_PRIOR = 1.3
 # How far (mm) a set of line observations may lie from its modelled line for one residual's
 # worth of cost (a single residual: the observations decide).
 OFFSET_PRIOR_MM = 3.0
+# Tangential terms (OpenCV's p1, p2) a lens is held within, weighted as a tenth of the
+# observations: a lens's elements sit square to its axis to about this much, and the terms
+# trade with the pose where the table's picture leaves them little to fix.
+TANGENTIAL_PRIOR = 0.002
 
 
 def fit(model: CameraModel, obs: Observations, scale_px: float = 1.5,
@@ -295,6 +308,16 @@ def fit(model: CameraModel, obs: Observations, scale_px: float = 1.5,
     millimetres apart between them. There the focal length leans to ``model.f_prior``: a change
     by ``FOCAL_PRIOR`` times counts as one residual of ``scale_px``, weighted as a tenth of the
     observations; a view in perspective fixes the focal length far more firmly."""
+    fun = objective(model, obs, scale_px, bend_px, shift_frac)
+    res = least_squares(fun, model.vector(), loss="soft_l1", f_scale=scale_px, x_scale="jac",
+                        max_nfev=max_nfev, method="trf")
+    return model.with_vector(res.x)
+
+
+def objective(model: CameraModel, obs: Observations, scale_px: float = 1.5,
+              bend_px: float | None = 2.0, shift_frac: float = 0.05):
+    """The function of the parameter vector (``CameraModel.vector``) that ``fit`` minimises:
+    the weighted residuals of ``obs``, then its priors' rows."""
     free_k1 = model.dist_fixed is None and model.fit_k1
     w, h = model.image_size
     half_diag = 0.5 * float(np.hypot(w, h))
@@ -314,11 +337,11 @@ def fit(model: CameraModel, obs: Observations, scale_px: float = 1.5,
             r = np.r_[r, weight * np.log(m.f / m.f_prior) / np.log(FOCAL_PRIOR) * scale_px]
         if m.fit_offsets:
             r = np.r_[r, [m.offsets[n] / OFFSET_PRIOR_MM * scale_px for n in m.fit_offsets]]
+        if m.dist_fixed is None and m.fit_tangential:
+            r = np.r_[r, weight * np.asarray(m.tangential) / TANGENTIAL_PRIOR * scale_px]
         return r
 
-    res = least_squares(fun, model.vector(), loss="soft_l1", f_scale=scale_px, x_scale="jac",
-                        max_nfev=max_nfev, method="trf")
-    return model.with_vector(res.x)
+    return fun
 
 
 # -- initial pose from a homography ----------------------------------------------------------
@@ -371,3 +394,4 @@ def pose_from_homography(H: np.ndarray, K: np.ndarray) -> tuple[np.ndarray, np.n
     if np.linalg.det(R) < 0:
         R = U @ np.diag([1, 1, -1]) @ Vt
     return cv2.Rodrigues(R)[0].ravel(), t
+
