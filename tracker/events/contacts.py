@@ -7,10 +7,10 @@ move); the interval's cushions follow from the same lines."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tracker.events.config import ShotConfig
 from tracker.events.cushions import Cushions
 from tracker.events.inplay import Drive, ShotInPlay, kiss
 from tracker.events.lines import (
@@ -22,9 +22,6 @@ from tracker.events.lines import (
     _gap,
     _positions,
 )
-
-if TYPE_CHECKING:
-    from tracker.events.shots import ShotConfig
 
 
 @dataclass(eq=False)

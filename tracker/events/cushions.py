@@ -5,16 +5,12 @@ centre of mass turned at a nose after their kiss."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from calibration.specs import SnookerTableSpec
+from tracker.events.config import ShotConfig
 from tracker.events.inplay import Drive, ShotInPlay, event, kiss
 from tracker.events.lines import Lines, _first_root, _fit_either_side, _gap, _positions, _since
-
-if TYPE_CHECKING:
-    from tracker.events.shots import ShotConfig
 
 # the least a contact sends a ball at, as a share of the most (a perfectly elastic kiss): the
 # balls' restitution (0.92-0.98), the cloth's friction (~2 m/s^2 while sliding) and the lines'

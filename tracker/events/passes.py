@@ -4,16 +4,12 @@ the contacts of balls sent out of play too fast to be seen."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
+from tracker.events.config import ShotConfig
 from tracker.events.inplay import ShotInPlay, kiss
 from tracker.events.lines import _first_root, _fit_lines, _since
 from tracker.tracking.state import TableState
-
-if TYPE_CHECKING:
-    from tracker.events.shots import ShotConfig
 
 # s: the positions averaged to tell a faintly touched ball has crept off its place
 _NUDGE_S = 0.2

@@ -6,17 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from calibration.specs import BALL_CLASSES, COLOURS
 from tracker.tracking.association import Association
+from tracker.tracking.config import TrackerConfig
 from tracker.tracking.motion import MotionModel
 from tracker.tracking.tracks import Roster, Track
-
-if TYPE_CHECKING:
-    from tracker.tracking.track import TrackerConfig
 
 RED = BALL_CLASSES.index("red")
 WHITE = BALL_CLASSES.index("white")

@@ -5,18 +5,15 @@ top of another is a double of that ball."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from calibration.specs import BALL_CLASSES
+from tracker.tracking.config import TrackerConfig
 from tracker.tracking.identity import Identities
 from tracker.tracking.motion import MotionModel
 from tracker.tracking.pockets import Pockets
 from tracker.tracking.tracks import Roster, Track
-
-if TYPE_CHECKING:
-    from tracker.tracking.track import TrackerConfig
 
 
 @dataclass(eq=False)

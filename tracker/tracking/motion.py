@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from filterpy.common import Q_discrete_white_noise
 from filterpy.kalman import KalmanFilter
 
+from tracker.tracking.config import TrackerConfig
 from tracker.tracking.tracks import Roster, Track
-
-if TYPE_CHECKING:
-    from tracker.tracking.track import TrackerConfig
 
 # Cost of an assignment outside every gate: larger than any gated cost can be.
 _EYE4 = np.eye(4)

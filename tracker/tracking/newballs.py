@@ -7,19 +7,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from filterpy.kalman import KalmanFilter
 
 from calibration.specs import BALL_CLASSES, COLOURS
 from tracker.tracking.association import INFEASIBLE, Association, assign
+from tracker.tracking.config import TrackerConfig
 from tracker.tracking.identity import RED, WHITE, Identities
 from tracker.tracking.motion import Filters, MotionModel
 from tracker.tracking.tracks import Candidate, Roster, Track
-
-if TYPE_CHECKING:
-    from tracker.tracking.track import TrackerConfig
 
 
 @dataclass(eq=False)
