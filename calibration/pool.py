@@ -89,7 +89,8 @@ GAME_MARGIN = 1.05
 # Balls measured and agreeing (median deviation within this share) for a ratio to be given.
 FEWEST_BALLS = 3
 BALLS_AGREE = 0.12
-# Lab distance from the cloth's colour (a*, b* and a third of L) from which a pixel is a ball's.
+# Lab distance from the cloth's colour from which a pixel is a ball's: a* and b*, and a third of
+# how much lighter it is (darker cloth is a ball's shadow).
 BALL_CONTRAST = 22.0
 
 
@@ -285,7 +286,8 @@ def _fit_either(image, table, camera_matrix, dist_coeffs, source):
 def measure_balls(image: np.ndarray, cloth, model: CameraModel, table) -> BallSize:
     """The balls' apparent size on the bed against ``table``'s balls where ``model`` puts
     them. Balls are the blobs of colour unlike the cloth's inside the cushion noses, about
-    round, at most a few balls' size; each one's radius is that of the disc of its area."""
+    round, at most a few balls' size; each one's radius is that of the disc of its area, its
+    rim's pixels counted in part. The ratio is their median, given when enough agree."""
     h, w = image.shape[:2]
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
     d = lab - np.asarray(cloth.lab, np.float32)
