@@ -448,6 +448,26 @@ class PoolBallFinder:
         return out
 
     @staticmethod
+    def _outline_radii(fg: np.ndarray, xy: np.ndarray, rr: np.ndarray, n: int = 24
+                       ) -> np.ndarray:
+        """Each ball's radius (N,) as its outline shows: the lower half of how far its pixels
+        reach in ``n`` directions (a neighbour or a shadow only lengthens some), within a
+        third of the expected radius ``rr``."""
+        h, w = fg.shape
+        ang = np.linspace(0, 2 * np.pi, n, endpoint=False)
+        d = np.c_[np.cos(ang), np.sin(ang)]
+        out = rr.copy()
+        for i, ((x, y), r) in enumerate(zip(xy, rr)):
+            steps = np.arange(0.5, 1.5 * r, 0.5)
+            px = np.round(x + d[:, :1] * steps).astype(int).clip(0, w - 1)
+            py = np.round(y + d[:, 1:] * steps).astype(int).clip(0, h - 1)
+            on = fg[py, px]  # (n, steps)
+            first_off = np.where(on.all(axis=1), len(steps), (~on).argmax(axis=1))
+            reach = steps[np.minimum(first_off, len(steps) - 1)]
+            out[i] = float(np.clip(np.percentile(reach, 40), 0.67 * r, 1.33 * r))
+        return out
+
+    @staticmethod
     def _rim_contrast(lab: np.ndarray, xy: np.ndarray, rr: np.ndarray, n: int = 16
                       ) -> np.ndarray:
         """The share (N,) of directions round each candidate in which its colour inside the rim
@@ -499,6 +519,7 @@ class PoolBallFinder:
 
         fit = self.cloth(frame_bgr)
         xy, rr, conf = self.candidates(fit)
+        rr = self._outline_radii(fit.score >= 1.0, xy, rr)
         hull = cv2.convexHull(self.polygon.astype(np.float32))
         edge = np.array([cv2.pointPolygonTest(hull, (float(x), float(y)), True) for x, y in xy])
         return identify(fit, xy, rr, conf, edge)
