@@ -89,7 +89,8 @@ GAME_MARGIN = 1.05
 # Balls measured and agreeing (median deviation within this share) for a ratio to be given.
 FEWEST_BALLS = 3
 BALLS_AGREE = 0.12
-# Lab distance from the cloth's colour (a*, b* and a third of L) from which a pixel is a ball's.
+# Lab distance from the cloth's colour from which a pixel is a ball's: a* and b*, and a third of
+# how much lighter it is (darker cloth is a ball's shadow).
 BALL_CONTRAST = 22.0
 
 
@@ -285,7 +286,8 @@ def _fit_either(image, table, camera_matrix, dist_coeffs, source):
 def measure_balls(image: np.ndarray, cloth, model: CameraModel, table) -> BallSize:
     """The balls' apparent size on the bed against ``table``'s balls where ``model`` puts
     them. Balls are the blobs of colour unlike the cloth's inside the cushion noses, about
-    round, at most a few balls' size; each one's radius is that of the disc of its area."""
+    round, at most a few balls' size; each one's radius is that of the disc of its area, its
+    rim's pixels counted in part. The ratio is their median, given when enough agree."""
     h, w = image.shape[:2]
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
     d = lab - np.asarray(cloth.lab, np.float32)
@@ -409,14 +411,20 @@ def find_pool_table(image_bgr: np.ndarray, table: PoolTableSpec | str | None = N
             # table leaves the lens, and so the balls, somewhat off)
             expected = {n: POOL_9FT.width_mm / POOL_TABLES[n].width_mm for n in ("8ft", "7ft")}
             nearer = [n for n, r in expected.items() if balls.ratio > np.sqrt(r)]
-            for name in sorted(nearer, key=lambda n: abs(np.log(balls.ratio / expected[n]))):
+            taken = []
+            for name in nearer:
                 again = _fit_either(image, POOL_TABLES[name], camera_matrix, dist_coeffs,
                                     source)
                 own = measure_balls(image, again[0][5], again[0][0], POOL_TABLES[name])
                 if own.ratio is not None and size_from_ratio(own.ratio) == "9ft":
-                    spec, fitted, balls = POOL_TABLES[name], again, own
-                    size, size_from = name, "balls"
-                    break
+                    taken.append((name, again, own))
+            if taken:
+                # both sizes' balls about right: the one whose sights show, else whose balls
+                # are nearer their size
+                name, fitted, balls = max(taken, key=lambda c: (
+                    round(c[1][0][3] * len(POOL_9FT.sights_mm)) // CLEARLY_MORE_SIGHTS,
+                    -abs(np.log(c[2].ratio))))
+                spec, size, size_from = POOL_TABLES[name], name, "balls"
         if size_from == "assumed":
             warning = ("the table's size was not told by its balls: taken to be 9 ft "
                        "(give --table 7ft, 8ft or 9ft)")

@@ -141,13 +141,17 @@ def _fmt(v, spec):
     return format(v, spec) if v is not None else "-"
 
 
+def _found(r: dict, width: int) -> bool:
+    """Whether row ``r`` found its table; the line saying it did not is printed here."""
+    if not r["ok"]:
+        print(f"{r['name']:{width}} {'no':5} {r['note']}")
+    return r["ok"]
+
+
 def print_real(rows: list[dict]) -> None:
     print(f"{'real frame':24} {'found':5} {'game':14} {'size':13} {'iou_nose':>8} "
           f"{'iou_outer':>9} {'corner_px med/max':>17} {'ms':>6}")
-    for r in rows:
-        if not r["ok"]:
-            print(f"{r['name']:24} {'no':5} {r['note']}")
-            continue
+    for r in filter(lambda r: _found(r, 24), rows):
         c = r.get("corner_px")
         corner = f"{c[0]:.1f}/{c[1]:.1f}" if c else "-"
         print(f"{r['name']:24} {'yes':5} {r['game']:14} {r['size']:13} "
@@ -171,10 +175,7 @@ def print_real(rows: list[dict]) -> None:
 def print_synthetic(rows: list[dict]) -> None:
     print(f"\n{'synthetic still':30} {'found':5} {'res':5} {'size':12} {'rms_mm':>7} "
           f"{'max_mm':>7} {'ms':>6} note")
-    for r in rows:
-        if not r["ok"]:
-            print(f"{r['name']:30} {'no':5} {r['note']}")
-            continue
+    for r in filter(lambda r: _found(r, 30), rows):
         rms, mx = r["plane_mm"]
         print(f"{r['name']:30} {'yes':5} {r['res']:5} {r['size']:12} {rms:7.2f} {mx:7.2f} "
               f"{r['ms']:6.0f} {r.get('note', '')}")

@@ -430,6 +430,22 @@ def test_track_refuses_a_bad_output_port_or_calibration_before_it_starts(extra, 
     assert not (tmp_path / "e.jsonl").exists()
 
 
+@pytest.mark.parametrize("extra,needle", [
+    (["--score", "10", "-1"], "--score takes two numbers of 0 or more, got 10 -1"),
+    (["--frames", "-2", "0", "--best-of", "5"], "--frames takes two numbers of 0 or more"),
+    (["--frames", "1", "0"], "the best of 1 is already won"),
+    (["--frames", "4", "2", "--best-of", "7"], "the best of 7 is already won"),
+    (["--break", "-5"], "--break takes a number of 0 or more"),
+    (["--break", "20"], "--break 20 is more than player 1's score 0"),
+    (["--score", "50", "12", "--break", "13", "--to-play", "2"], "player 2's score 12"),
+])
+def test_track_refuses_a_joined_frame_that_cannot_be_in_one_line(extra, needle, capsys,
+                                                                 tmp_path):
+    one_line(in_process(capsys, "track", CLIP, "--quiet", "--events", tmp_path / "e.jsonl",
+                        *extra), needle)
+    assert not (tmp_path / "e.jsonl").exists()
+
+
 def test_simulate_refuses_an_output_that_is_no_video_name_or_a_directory(tmp_path):
     one_line(cli("simulate", "in_off", "-o", tmp_path / "clip.txt"), "expected a video file")
     one_line(cli("simulate", "in_off", "-o", tmp_path), "expected a video file")

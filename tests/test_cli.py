@@ -3,10 +3,14 @@
 import os
 import subprocess
 import sys
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tracker.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def run(*args):
@@ -150,3 +154,33 @@ def test_detect_says_when_the_balls_are_far_too_big_for_a_snooker_table(tmp_path
     else:
         assert err == []
     assert len(json.loads((tmp_path / "balls.json").read_text())["balls"]) == 9
+
+
+@pytest.mark.slow
+def test_track_joins_the_last_black_given_only_the_score_and_shows_it_from_the_start(tmp_path):
+    """``cueball track black_ending.mp4 --score 140 0``: the clip starts with only the black
+    left, read from the picture; the frame ends 147-0 as the truth has it, and the overlay's
+    board shows 140-0 from the first frame."""
+    import json
+
+    from tracker.io.video import read_frames
+    from tracker.render.overlay import Scoreboard, draw_scoreboard, scoreboard_rect
+
+    clip = ROOT / "sample_videos" / "black_ending.mp4"
+    events, overlay = tmp_path / "e.jsonl", tmp_path / "o.mp4"
+    r = subprocess.run([sys.executable, "-m", "tracker.cli", "track", str(clip), "--score",
+                        "140", "0", "--events", str(events), "--overlay", str(overlay),
+                        "--quiet"], capture_output=True, text=True, timeout=600,
+                       cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().endswith("score 147-0") and r.stderr == ""
+    log = [json.loads(line) for line in events.read_text().splitlines()]
+    assert log[1]["type"] == "record" and log[1]["record"]["colours_on_table"] == ["black"]
+    first = next(read_frames(overlay))
+    x, y, w, h = scoreboard_rect(first.shape)
+
+    def off_by(board: Scoreboard) -> float:
+        drawn = draw_scoreboard(np.zeros_like(first), board)
+        return float(np.abs(first[y:y + h, x:x + w].astype(int) - drawn[y:y + h, x:x + w]).mean())
+
+    assert off_by(Scoreboard(score=(140, 0))) < off_by(Scoreboard(score=(0, 0)))

@@ -10,6 +10,7 @@ import pytest
 
 from calibration.calibrate import Calibration
 from calibration.camera import Camera
+from calibration.errors import InputError
 from calibration.specs import BALL_CLASSES
 from tracker.pipeline import Frame, Pipeline
 from tracker.sim.truth import read_truth
@@ -705,8 +706,10 @@ def test_balls_put_back_after_a_miss_are_the_offenders_to_play_again(put_back_cl
     assert (decision["frame"], decision["choice"], decision["miss"]) == (
         starts[1]["frame"], "replace", True)
     records = [e["record"] for e in events if e["type"] == "record"]
-    assert [r["type"] for r in records] == ["shot", "decision", "shot", "shot"]
-    assert records[1] == {"type": "decision", "choice": "replace", "miss": True}
+    # the frame joined first: three reds left on the first still table
+    assert [r["type"] for r in records] == ["frame_start", "shot", "decision", "shot", "shot"]
+    assert records[0]["reds_left"] == 3
+    assert records[2] == {"type": "decision", "choice": "replace", "miss": True}
 
 
 @pytest.mark.slow
@@ -919,3 +922,69 @@ def test_play_after_the_match_is_over_is_followed_and_not_scored():
     assert not [e for e in events if e["type"] in ("frame_start", "shot_start")
                 and e["t"] > 12.0]
     assert len(state.track_ids) == 22 and (state.state == "seen").sum() >= 20
+
+
+def _joined_run(name, hide=(), hide_until_s=0.0, feed_prelude=False, **options):
+    """The pipeline over clip ``name`` from truth detections, ``hide`` (classes) unseen until
+    ``hide_until_s``: (events, truth)."""
+    meta, balls = read_truth(SAMPLES / f"{name}.mp4")
+    rng = np.random.default_rng(0)
+    frame = {"k": 0}
+
+    def detect(_image):
+        k = frame["k"]
+        frame["k"] += 1
+        det = _truth_seen(balls, k, rng)
+        if balls.t[k] < hide_until_s:
+            keep = ~np.isin(det.cls, [BALL_CLASSES.index(c) for c in hide])
+            det = SimpleNamespace(**{n: v[keep] for n, v in vars(det).items()})
+        return det
+
+    pipe = Pipeline(Calibration.from_camera(Camera.from_dict(meta["camera"])), detect,
+                    players=tuple(meta["players"]), monitor_every=0, **options)
+    if feed_prelude:
+        for rec in meta["prelude"]:
+            pipe.referee.feed(rec)
+    events = pipe.start_events()
+    blank = np.zeros((2, 2, 3), np.uint8)
+    for k, t in enumerate(balls.t):
+        events += pipe.process(Frame(k, float(t), blank)).events
+    return events + pipe.finish(), meta
+
+
+def test_a_clip_of_the_last_black_is_joined_as_it_stands_given_only_the_score():
+    events, meta = _joined_run("black_ending", score=(140, 0), break_=140)
+    assert [e["type"] for e in events[:3]] == ["calibrated", "record", "frame_start"]
+    record = events[1]["record"]
+    assert record["reds_left"] == 0 and record["colours_on_table"] == ["black"]
+    assert record["score"] == [140, 0] and not record["in_hand"]
+    assert events[1]["frame"] == 0 and events[2]["ball_on"] == "black"
+    assert events[2]["joined"] and events[2]["doubts"] == []
+    times = [e["t"] for e in events]
+    assert times == sorted(times)
+    last = [e for e in events if e["type"] == "score"][-1]
+    assert last["score"] == meta["final_score"] == [147, 0]
+    assert last["stats"]["highest_break"] == [147, 0]
+
+
+def test_the_shots_before_the_clip_fed_by_the_caller_leave_the_frame_as_they_made_it():
+    events, meta = _joined_run("black_ending", feed_prelude=True)
+    assert events[1]["record"] == {"type": "frame_start", "players": meta["players"],
+                                   "breaker": 0, "reds": 15}
+    assert not [e for e in events if e["type"] == "frame_start"]
+    assert [e for e in events if e["type"] == "score"][-1]["score"] == [147, 0]
+
+
+def test_a_colour_hidden_on_the_first_still_table_is_said_and_taken_as_on():
+    events, meta = _joined_run("in_off", hide=("pink",), hide_until_s=1.5)
+    joined = next(e for e in events if e["type"] == "frame_start")
+    assert joined["reds_left"] == 1 and "pink" in joined["colours_on_table"]
+    assert len(joined["doubts"]) == 1 and "pink" in joined["doubts"][0]
+    assert [e for e in events if e["type"] == "score"][-1]["score"] == meta["final_score"]
+
+
+def test_a_start_that_cannot_be_is_one_input_error():
+    meta, balls = read_truth(SAMPLES / "in_off.mp4")
+    cal = Calibration.from_camera(Camera.from_dict(meta["camera"]))
+    with pytest.raises(InputError, match="cannot start the frame: break 9 is more than"):
+        Pipeline(cal, truth_detector(balls), score=(5, 0), break_=9)

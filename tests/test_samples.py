@@ -11,7 +11,8 @@ from tracker.sim.truth import read_truth
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_videos"
 CLIPS = sorted(SAMPLES.glob("[!.]*.mp4"))
 REQUIRED = {"break_off", "break_building", "in_off", "wrong_ball_first", "jump_shot",
-            "occlusion", "broadcast", "clip_4k", "black_ending"}
+            "occlusion", "broadcast", "clip_4k", "black_ending", "colours_only", "last_red",
+            "six_reds_left", "ten_reds_left"}
 
 
 def test_the_set_is_complete_and_small():

@@ -33,6 +33,8 @@ from tracker.events.shots import ShotConfig, ShotTracker
 from tracker.game import GAMES, Game, game
 from tracker.io.eventlog import record_event
 from tracker.io.video import probe, read_ahead, read_frames
+from tracker.rules.join import seen_frame
+from tracker.rules.records import parse_record
 from tracker.rules.snooker import Referee
 from tracker.tracking.track import BallTracker, TableState, TrackerConfig
 
@@ -211,6 +213,15 @@ class Pipeline:
     ``frame_start`` for ``players`` and every finished shot; its results become ``score`` and
     ``frame_end`` events.
 
+    A source may begin in the middle of a frame (a recording started late, a stream joined):
+    with ``join`` the referee starts from the first still table the source shows (the reds
+    left, the colours on, the white in hand or not: ``tracker.rules.join``) rather than from
+    the rack, with what a picture cannot show given here: the frame's ``score``, the
+    ``frames`` won, the ``break_`` in progress and who is ``to_play`` (0 or 1). A caller
+    that feeds the referee itself before the first frame (the shots before the source began)
+    turns the join off. The ``frame_start`` record is then written dated at the first frame,
+    and every event waits for it.
+
     Every ``monitor_every`` frames (0: never) the cushion edges are checked against the
     calibration; when the camera has been knocked the table is found again, ``rebuild`` makes a
     new ``detect`` for the new calibration, and a ``calibrated`` event is emitted. Positions stay
@@ -240,6 +251,11 @@ class Pipeline:
     monitor_every: int = 10
     rebuild: Callable[[Calibration], Callable[[np.ndarray], object]] | None = None
     blind_check_s: float = 5.0
+    score: tuple[int, int] | None = None
+    frames: tuple[int, int] | None = None
+    break_: int | None = None
+    to_play: int | None = None
+    join: bool = True
 
     def __post_init__(self):
         if self.game is None:
@@ -258,7 +274,16 @@ class Pipeline:
                             "reds": self.reds}
         if self.best_of > 1:
             self.frame_start["best_of"] = self.best_of
-        self.referee.feed(self.frame_start)
+        given = {"score": self.score, "frames": self.frames, "break": self.break_,
+                 "to_play": self.to_play}
+        self.frame_start.update({k: (list(v) if isinstance(v, tuple) else v)
+                                 for k, v in given.items() if v is not None})
+        try:
+            self.referee.feed(self.frame_start)
+        except ValueError as exc:
+            raise InputError(f"cannot start the frame: {exc}") from None
+        self._started = self.referee.state  # as the pipeline started it: the join may redo it
+        self._join_decided = False
         self.monitor = CalibrationMonitor(self.calibration) if self.monitor_every > 0 else None
         self._use(self.calibration)
         self._blind_since: float | None = None  # the time of the first frame of a blind spell
@@ -388,13 +413,26 @@ class Pipeline:
 
     def start_events(self, frame: int = 0, t: float = 0.0) -> list[dict]:
         """What the log says before the first frame: the calibration (with the log's
-        ``schema_version``) and the frame set-up."""
-        return [{"type": "calibrated", "frame": frame, "t": t,
-                 "reprojection_error_mm": self.calibration.reprojection_error_mm,
-                 "pockets_px": self._pockets_px, "schema_version": SCHEMA_VERSION},
-                record_event(self.frame_start, frame, t)]
+        ``schema_version``) and the frame set-up (when joining, the set-up comes with the
+        first still table instead, dated at the first frame)."""
+        out = [{"type": "calibrated", "frame": frame, "t": t,
+                "reprojection_error_mm": self.calibration.reprojection_error_mm,
+                "pockets_px": self._pockets_px, "schema_version": SCHEMA_VERSION}]
+        if not self._joining():
+            out.append(record_event(self.frame_start, frame, t))
+        return out
+
+    def _joining(self) -> bool:
+        """Whether the frame is joined from the first still table: decided once, before the
+        first frame; not when the caller has fed or replaced the referee since it started."""
+        if not self._join_decided:
+            self._join_decided = True
+            if self.join and self.referee.state is self._started:
+                self._follower.join_start = dict(self.frame_start)
+        return self._follower.join_start is not None
 
     def process(self, frame: Frame) -> FrameResult:
+        self._joining()
         return self._follow(frame, self._see(frame))
 
     def run(self, frames: Iterable[Frame], ahead: bool = True,
@@ -408,6 +446,7 @@ class Pipeline:
         run out, or the results are no longer wanted, the pipeline holds those stages' state
         again. OpenCV's own threads are not used meanwhile: handing each call's rows to them
         costs more CPU time than it saves."""
+        self._joining()
         if not ahead and not split:
             for frame in frames:
                 yield self.process(frame)
@@ -569,7 +608,7 @@ class Pipeline:
 
     def finish(self) -> list[dict]:
         """The events still held when the source ends."""
-        return self._follower.in_order([], np.inf)
+        return self._follower.finish()
 
     def ball_px(self, xy_mm: np.ndarray) -> np.ndarray:
         """(N, 2) table mm of ball centres -> (N, 2) raw px (NaN stays NaN)."""
@@ -614,6 +653,11 @@ class _Follower:
     # the frame over and the match not: since when the table has shown the balls set up for
     # the next frame
     racked_since: float | None = None
+    # a frame to be joined from the first still table: the frame_start record the picture
+    # completes, the first frame (index, t), and since when the table has stood still
+    join_start: dict | None = None
+    join_from: tuple[int, float] | None = None
+    join_still_since: float | None = None
 
     def follow(self, index: int, t: float, seen_events: list[dict], det, view: tuple | None,
                blind: bool = False) -> tuple[TableState, list[dict], np.ndarray, bool]:
@@ -646,6 +690,8 @@ class _Follower:
                     _ball_px(state.xy_mm, camera, calibration, self.table), replay)
         if blind:
             det = _NOTHING
+        if self.join_from is None:
+            self.join_from = (index, t)
         between = self.referee.state is not None and self.referee.state.frame.over
         if between and self._set_up(det, t):
             events += self._next_frame(index, t)
@@ -666,6 +712,8 @@ class _Follower:
                 e["pocket_px"] = pockets_px[e["pocket"]]
             played.append(e)
         in_shot = self.shots.in_shot
+        if self.join_start is not None:
+            events += self._join_when_still(state, t)
         if in_shot or self.shots.in_shot:
             self._white_path(state)
         for e in self.shots.update(state):
@@ -698,9 +746,56 @@ class _Follower:
         else:
             events += played
         settled = min(t, self.tracker.settled_t(t), self.shots.settled_t(t))
+        if self.join_start is not None:
+            settled = -np.inf  # nothing is told before the frame it belongs to
         events = self.in_order(events, settled)
         self.last = state
         return state, events, _ball_px(state.xy_mm, camera, calibration, self.table), False
+
+    def _join_when_still(self, state: TableState, t: float) -> list[dict]:
+        """The join's events once the table has stood still for ``_JOIN_S`` (every ball in
+        play slower than ``_STILL_MM_S``), or at once when a shot is under way or the source
+        has gone on for ``_JOIN_MAX_S`` (the table as it last stood still, or as it is)."""
+        on = state.on_table()
+        still = on.any() and bool(np.all(np.hypot(*state.velocity_mm_s[on].T) < _STILL_MM_S))
+        if self.shots.in_shot or t - self.join_from[1] >= _JOIN_MAX_S:
+            return self._join(self.still if self.still is not None else state)
+        if not still:
+            self.join_still_since = None
+            return []
+        if self.join_still_since is None:
+            self.join_still_since = t
+        return self._join(state) if t - self.join_still_since >= _JOIN_S else []
+
+    def _join(self, state: TableState | None) -> list[dict]:
+        """The frame joined as ``state`` shows it (``tracker.rules.join``; None: as racked):
+        the referee started afresh from the completed ``join_start``, its ``record`` and,
+        for a frame joined mid-way or in doubt, a ``frame_start`` event with the referee's
+        answer, ``joined`` and the ``doubts``; both dated at the first frame."""
+        record, self.join_start = self.join_start, None
+        doubts: list[str] = []
+        if state is not None:
+            on = state.on_table()
+            fields, doubts = seen_frame([BALL_CLASSES[c] for c in state.classes[on]],
+                                        int(record.get("reds", 15)))
+            record.update(fields)
+        self.referee = type(self.referee)()
+        result = self.referee.feed(record)
+        index, t = self.join_from or (0, 0.0)
+        out = [record_event(record, index, t)]
+        frame = self.referee.state.frame
+        if parse_record(record).joined or doubts:
+            out.append(_answer(result, "frame_start", index, t, breaker=frame.breaker,
+                               reds=frame.reds_at_start, joined=True, doubts=doubts))
+        return out
+
+    def finish(self) -> list[dict]:
+        """The events still held when the source ends (the frame joined first, if it is not
+        yet: from the table as it last stood still, or as last seen)."""
+        events = []
+        if self.join_start is not None:
+            events = self._join(self.still if self.still is not None else self.last)
+        return self.in_order(events, np.inf)
 
     def _set_up(self, det, t: float) -> bool:
         """Between frames, with the match not over: whether the balls ``det`` found have shown
@@ -913,10 +1008,13 @@ class _Follower:
         return [e for *_, e in due]
 
     def _score(self, record: dict, frame: int, t: float) -> list[dict]:
+        joined = []
+        if self.join_start is not None:  # a shot ended before the table stood still
+            joined = self._join(self.still if self.still is not None else self.last)
         result = self.referee.feed(record)
         # after a foul that may be called a miss, the balls may be put back as they stood
         self.replaceable = bool(result.get("miss") or result.get("miss_suggested"))
-        out = [record_event(record, frame, t), _answer(result, "score", frame, t)]
+        out = [*joined, record_event(record, frame, t), _answer(result, "score", frame, t)]
         if result.get("frame_over"):
             out.append({"type": "frame_end", "frame": frame, "t": t,
                         "winner": result.get("winner"), "score": result.get("score")})
@@ -977,6 +1075,10 @@ _REPLAY_BACK_S = 1.0
 # the table set up for a new frame: each ball within this of its place (mm), for this long (s)
 _SET_UP_MM = 30.0
 _SET_UP_S = 1.0
+# a frame is joined from the table once it has stood still this long (s), or once the source
+# has gone on this long whatever it shows (s)
+_JOIN_S = 0.5
+_JOIN_MAX_S = 3.0
 _FIRST_COLOUR = BALL_CLASSES.index("yellow")
 _WHITE = BALL_CLASSES.index("white")
 _RED = BALL_CLASSES.index("red")

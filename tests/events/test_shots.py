@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from calibration.specs import BALL_CLASSES, SNOOKER
-from tracker.events.shots import ShotConfig, ShotTracker, _Lines
+from tracker.events.lines import Lines
+from tracker.events.shots import ShotConfig, ShotTracker
 from tracker.sim.truth import read_truth
 from tracker.tracking.track import BallTracker
 
@@ -586,12 +587,12 @@ def test_a_ball_touching_the_white_before_the_shot_is_reported():
 
 def _shot_with(frames: list[tuple[float, dict[str, tuple[float, float]]]]):
     """A ShotTracker in a shot whose history holds ``frames`` ((t, {id: (x, y)}), 30 fps)."""
-    from tracker.events.shots import _Shot
+    from tracker.events.inplay import ShotInPlay
 
     shots = ShotTracker()
     history = [(round(t * 30), t, {k: np.array(p, float) for k, p in seen.items()}, {})
                for t, seen in frames]
-    shots._shot = _Shot(1, 0, 0.0, {}, history=history)
+    shots._shot = ShotInPlay(1, 0, 0.0, {}, history=history)
     return shots, shots._shot
 
 
@@ -609,19 +610,19 @@ def test_a_ball_struck_back_into_a_cushion_bounces_again(arrives):
     shots, shot = _shot_with([(t, {"red_07": r, "red_04": o})
                               for t, r, o in zip(ts, red, other)])
     assert np.hypot(*np.subtract(other[1], red[1])) < D + 8.0 or not arrives
-    s = shots._nose_names.index("left_top")
-    first = shots._bounce(shot, "red_07", s, 5.5445, np.array([R, 2396.0]), 1 / 30)
-    again = shots._bounce(shot, "red_07", s, 5.6059, np.array([R, 2387.8]), 1 / 30)
+    s = shots.cushions.nose_names.index("left_top")
+    first = shots.cushions.bounce(shot, "red_07", s, 5.5445, np.array([R, 2396.0]), 1 / 30)
+    again = shots.cushions.bounce(shot, "red_07", s, 5.6059, np.array([R, 2387.8]), 1 / 30)
     assert [e["cushion"] for e in first] == ["left_top"]
     assert [e["cushion"] for e in again] == (["left_top"] if arrives else [])
 
 
-def _lines(ids, t0, t1, pb, vb, pa, va, kick=450.0, from_rest=()) -> _Lines:
+def _lines(ids, t0, t1, pb, vb, pa, va, kick=450.0, from_rest=()) -> Lines:
     """The lines of balls ``ids`` either side of the interval (t0, t1], every line holding,
     none resting before."""
     n = len(ids)
     no = np.zeros(n, bool)
-    return _Lines(list(ids), np.array([t0, t1]), 1, pb, vb, np.ones(n, bool), pa, va,
+    return Lines(list(ids), np.array([t0, t1]), 1, pb, vb, np.ones(n, bool), pa, va,
                   np.ones(n, bool), kick, no, no, np.full(n, np.nan), no, no, no,
                   np.full((2, n, 2), np.nan), from_rest=list(from_rest))
 
@@ -638,7 +639,7 @@ def test_a_ball_squeezed_into_the_top_half_of_a_long_cushion_hit_that_nose():
     pa = np.array([[SNOOKER.width_mm - reach - 8.0, 2712.0]])
     lines = _lines(["red_01"], 1.0, 1.0 + 1 / 30, rest[None], np.zeros((1, 2)), pa, va,
                    from_rest=[(0, u, 1.0 + 0.2 / 30)])
-    out = shots._squeezes(shot, lines)
+    out = shots.cushions.squeezes(shot, lines)
     assert [e["cushion"] for e in out] == ["right_top"]
 
 
@@ -746,16 +747,16 @@ def test_a_ball_that_stayed_still_was_kissed_if_the_white_came_straight_back_off
     at = red - [D, 0.0]
     vb, va = np.array([2400.0, 0.0]), np.array([-1500.0, 0.0])
     pb, pa = at + vb * (t0 - t_hit), at + va * (t1 - t_hit)
-    tau = shots._struck_off(_lines(["white"], t0, t1, pb[None], vb[None], pa[None], va[None]),
-                            0, red)
+    lines = _lines(["white"], t0, t1, pb[None], vb[None], pa[None], va[None])
+    tau = shots.contacts.struck_off(lines, 0, red)
     assert tau is not None and abs(tau - t_hit) < 0.05 / 30
     # off the right nose, a red resting a diameter along the cushion from where it turned
-    nose_x = SNOOKER.width_mm - shots._nose_reach_mm
+    nose_x = SNOOKER.width_mm - shots.cushions.reach_mm
     at = np.array([nose_x, 1300.0])
     vb, va = np.array([1500.0, 1500.0]), np.array([-1200.0, 1500.0])
     pb, pa = at + vb * (t0 - t_hit), at + va * (t1 - t_hit)
     lines = _lines(["white"], t0, t1, pb[None], vb[None], pa[None], va[None])
-    assert shots._struck_off(lines, 0, at + [0.0, D]) is None
+    assert shots.contacts.struck_off(lines, 0, at + [0.0, D]) is None
 
 
 def _on_path(t: float, pieces: list[tuple]) -> tuple[np.ndarray, np.ndarray]:

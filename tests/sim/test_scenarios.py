@@ -66,3 +66,15 @@ def test_same_seed_same_play(timelines):
     a = build(timelines, "in_off")
     b = SCENARIOS["in_off"].build(0)
     assert np.array_equal(a.pos, b.pos) and a.events == b.events
+
+
+@pytest.mark.parametrize("name, reds, ball_on", [
+    ("colours_only", 0, "yellow"), ("last_red", 1, "red"), ("six_reds_left", 6, "red"),
+    ("ten_reds_left", 10, "red")])
+def test_a_clip_joined_mid_frame_starts_its_referee_as_the_table_stands(name, reds, ball_on):
+    from tracker.rules.snooker import Referee
+
+    start = SCENARIOS[name].frame_start()
+    first = Referee().feed(start)
+    assert first["reds_left"] == reds and first["ball_on"] == ball_on
+    assert first["score"] == [0, 0] and not first["in_hand"]

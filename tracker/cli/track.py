@@ -41,6 +41,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--best-of", type=int, default=1, metavar="N",
                    help="frames in the match (default 1); after each frame the next starts "
                         "when the table is set up for it")
+    # a source that starts in the middle of a frame: the table is read from its first still
+    # picture; these say what a picture cannot
+    p.add_argument("--score", nargs=2, type=int, metavar=("A", "B"),
+                   help="the frame's score when the source starts (default 0 0)")
+    p.add_argument("--frames", nargs=2, type=int, metavar=("A", "B"),
+                   help="frames each player has won before this one (default 0 0)")
+    p.add_argument("--break", dest="break_", type=int, metavar="N",
+                   help="the break in progress when the source starts (default 0)")
+    p.add_argument("--to-play", type=int, choices=(1, 2), metavar="1|2",
+                   help="the player at the table when the source starts (default 1)")
     p.add_argument("--resume", action="store_true",
                    help="continue the match in the --events log after the last frame it holds")
     p.add_argument("--page", metavar="PORT", type=int, nargs="?", const=8765, default=None,
@@ -50,6 +60,38 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="interface the page is served on (default 127.0.0.1: this machine "
                         "only; 0.0.0.0 shares it on the network)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _joined(args) -> dict:
+    """The Pipeline's fields for a frame joined mid-way, from the options, each checked:
+    InputError, in one line, for a value that cannot be."""
+    out: dict = {}
+    for name, opt in (("score", "--score"), ("frames", "--frames")):
+        pair = getattr(args, name, None)
+        if pair is None:
+            continue
+        if min(pair) < 0:
+            raise InputError(f"{opt} takes two numbers of 0 or more, got {pair[0]} {pair[1]}")
+        out[name] = (pair[0], pair[1])
+    if getattr(args, "to_play", None) is not None:
+        if args.to_play not in (1, 2):
+            raise InputError(f"--to-play is 1 or 2, got {args.to_play}")
+        out["to_play"] = args.to_play - 1
+    brk = getattr(args, "break_", None)
+    if brk is not None:
+        who = out.get("to_play", 0)
+        have = out.get("score", (0, 0))[who]
+        if brk < 0:
+            raise InputError(f"--break takes a number of 0 or more, got {brk}")
+        if brk > have:
+            raise InputError(f"--break {brk} is more than player {who + 1}'s score {have} "
+                             "(give --score, and --to-play)")
+        out["break_"] = brk
+    frames = out.get("frames")
+    if frames is not None and max(frames) > args.best_of // 2:
+        raise InputError(f"--frames {frames[0]} {frames[1]}: the best of {args.best_of} is "
+                         "already won (give --best-of)")
+    return out
 
 
 def _is_live(source: str) -> bool:
@@ -183,8 +225,8 @@ def _run(args: argparse.Namespace, stop: _Stop) -> int:
     from tracker.io.video import other_source, source_identity
     from tracker.pipeline import LiveSource, Pipeline, file_frames, start_worker_server
     from tracker.render.overlay import (
-        BOARD_EVENTS,
         Scoreboard,
+        ScoreKeeper,
         draw_overlay,
         markers_from_events,
     )
@@ -194,6 +236,7 @@ def _run(args: argparse.Namespace, stop: _Stop) -> int:
     live = _is_live(source)
     if args.best_of < 1:
         raise InputError(f"--best-of must be 1 or more frames, got {args.best_of}")
+    joined = _joined(args)
     if not live and not Path(source).exists():
         raise InputError(f"{source}: no such file")
     events_path = Path(args.events or f"{Path(source).stem if not live else 'live'}.events.jsonl")
@@ -222,8 +265,11 @@ def _run(args: argparse.Namespace, stop: _Stop) -> int:
     with said_if_slow(READYING, quiet=args.quiet):
         ready_kernels()
     pipe = Pipeline(cal, make_detect(cal), players=tuple(args.players), reds=args.reds,
-                    best_of=args.best_of, rebuild=make_detect)
+                    best_of=args.best_of, rebuild=make_detect, **joined)
     players = tuple(args.players)
+    board = Scoreboard(players=players, best_of=args.best_of,
+                       score=joined.get("score", (0, 0)), frames=joined.get("frames", (0, 0)),
+                       striker=joined.get("to_play", 0), break_=joined.get("break_", 0))
     # the page first: a port in use ends the run before any output is touched
     page = None
     if args.page is not None:
@@ -231,12 +277,11 @@ def _run(args: argparse.Namespace, stop: _Stop) -> int:
 
         try:
             page = LiveServer(args.page_host, args.page, players=players,
-                              best_of=args.best_of).start()
+                              best_of=args.best_of, board=board).start()
         except OSError as exc:
             raise InputError(f"cannot serve the live page on {args.page_host}:{args.page} "
                              f"({exc.strerror or exc})") from None
     skip_to = -1
-    board = Scoreboard(players=players, best_of=args.best_of)
     if logged is not None:
         kept = _cut_to_last_shot(events_path, logged)
         if any(e["type"] == "score" for e in kept):
@@ -271,15 +316,23 @@ def _run(args: argparse.Namespace, stop: _Stop) -> int:
     recent: list[dict] = []
     trails: dict[str, list] = {}
     warned = False
+    keeper = ScoreKeeper(board, players)
 
-    def told(e: dict, board: Scoreboard) -> Scoreboard:
+    def told(e: dict) -> Scoreboard:
         """``e`` written to the log and the live page; the board it leaves."""
         log.write(e)
+        doubts = e.get("doubts") if e["type"] == "frame_start" else None
+        for doubt in doubts or ():
+            tqdm.write(f"cueball track: joined the frame in doubt: {doubt}", file=sys.stderr)
+        return shown(e)
+
+    def shown(e: dict) -> Scoreboard:
+        """``e`` on the live page and the board: a pot is shown as soon as the tracker is sure
+        of it, before the log's order lets it out (``ScoreKeeper`` counts it once)."""
         if page is not None:
             page.publish(e)
-        if e["type"] in BOARD_EVENTS:
-            return Scoreboard.from_score_event(e, players, args.best_of)
-        return board
+        keeper.see(e)
+        return keeper.board
 
     stop.deferred = True  # from here a signal stops the run between two frames
     try:
@@ -287,7 +340,7 @@ def _run(args: argparse.Namespace, stop: _Stop) -> int:
             first = pipe.start_events()
             first[0] = {**first[0], "source": identity}
             for e in first:
-                board = told(e, board)
+                board = told(e)
         # the frames the resumed log holds are passed over; those of them the overlay lacks
         # are drawn with the board alone (their trails are not known). The last few of them,
         # the balls at rest after the last shot, are tracked again, their results not written:
@@ -318,9 +371,12 @@ def _run(args: argparse.Namespace, stop: _Stop) -> int:
             if not warned and (why := not_snooker(pipe.detect.detector)):
                 warned = True
                 tqdm.write(f"cueball track: warning: {why}", file=sys.stderr)
+            for e in res.state.events:
+                if e["type"] == "pot":
+                    board = shown(e)
             for e in res.events:
                 if e["frame"] > skip_to:  # none of the frames tracked again: logged before
-                    board = told(e, board)
+                    board = told(e)
             if tracks is not None:
                 st = res.state
                 tracks.write_frame(st.frame, st.t, [str(i) for i in st.track_ids],
@@ -348,7 +404,7 @@ def _run(args: argparse.Namespace, stop: _Stop) -> int:
         if stop.signum is not None:
             raise KeyboardInterrupt  # the outputs closed below keep every frame done
         for e in pipe.finish():
-            board = told(e, board)
+            board = told(e)
     finally:
         if bar is not None:
             bar.close()

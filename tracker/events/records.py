@@ -249,12 +249,15 @@ class Decision(Scored):
 
 @dataclass(frozen=True, kw_only=True)
 class FrameStart(Scored):
-    """The next frame of a match begun, the table set up for it."""
+    """The next frame of a match begun, the table set up for it; or, ``joined``, the frame
+    as the source's first still table showed it, with ``doubts`` about what it showed."""
 
     TYPE = EventType.FRAME_START
     frame_number: int
     breaker: int
     reds: int
+    joined: bool | None = None
+    doubts: list[str] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -380,3 +380,88 @@ SCENARIOS: dict[str, Scenario] = {sc.name: sc for sc in (
     Scenario("black_ending", "the last black potted after a 140 clearance: a 147 ends the frame",
              black_ending, prelude=clearance_prelude()),
 )}
+
+
+# -- clips that start in the middle of a frame ------------------------------------------------
+@dataclass(frozen=True)
+class JoinedScenario(Scenario):
+    """A scenario whose clip starts in the middle of a frame: ``start`` holds the
+    ``frame_start`` fields of the table it shows (``reds_left``, ``colours_on_table``, ...),
+    what the referee of its truth starts from."""
+
+    start: tuple[tuple[str, object], ...] = ()
+
+    def frame_start(self) -> dict:
+        return {**super().frame_start(), **dict(self.start)}
+
+
+# colours off their spots, as play leaves them
+_COLOURS_AT = {"yellow": (1250.0, 1150.0), "green": (420.0, 2150.0), "brown": (889.0, 737.0),
+               "blue": (1180.0, 2480.0), "pink": (700.0, 2900.0), "black": (889.0, 3244.0)}
+
+
+def _scattered_reds(n: int, seed: int) -> np.ndarray:
+    """``n`` reds (n, 2) mm spread over the top half of the table, clear of each other and
+    of the colours in ``_COLOURS_AT`` and their spots."""
+    rng = np.random.default_rng(seed + 31)
+    taken = [np.asarray(p) for p in _COLOURS_AT.values()]
+    taken += [np.asarray(p) for p in SNOOKER.spots_mm.values()]
+    out: list[np.ndarray] = []
+    while len(out) < n:
+        p = np.array([rng.uniform(150.0, 1630.0), rng.uniform(1900.0, 3400.0)])
+        if all(np.hypot(*(p - q)) > 4 * SNOOKER.ball_diameter_mm for q in taken + out):
+            out.append(p)
+    return np.array(out)
+
+
+def colours_only(seed: int) -> Script:
+    """No red left, the yellow on: the yellow potted, then the green (the colours stay off)."""
+    s = Script(layout((1000.0, 1500.0), [], _COLOURS_AT), seed=seed)
+    s.wait(1.0)
+    for colour in ("yellow", "green"):
+        bid, pocket, strike = pot_any(s, [colour])
+        s.shoot(strike)
+        _expect(s.timeline.shots[-1]["potted"] == [colour]
+                and not s.timeline.shots[-1]["cue_potted"], f"the {colour} was not potted")
+    return s
+
+
+def reds_left(n: int, colour: bool = True) -> Callable[[int], Script]:
+    """A frame joined with ``n`` reds left: a red potted, then (``colour``) a colour,
+    re-spotted by hand."""
+
+    def script(seed: int) -> Script:
+        s = Script(layout((900.0, 1400.0), _scattered_reds(n, seed), _COLOURS_AT), seed=seed)
+        s.wait(1.0)
+        bid, pocket, strike = pot_any(s, _ids_of(s, "red"))
+        s.shoot(strike)
+        _expect(s.timeline.shots[-1]["potted"] == ["red"]
+                and not s.timeline.shots[-1]["cue_potted"], "the red was not potted cleanly")
+        if not colour:
+            return s
+        colours = ["black", "pink", "blue", "green", "yellow", "brown"]
+        bid, pocket, strike = pot_any(s, colours)
+        s.shoot(strike, nominated=bid)
+        _expect(s.timeline.shots[-1]["potted"] == [bid]
+                and not s.timeline.shots[-1]["cue_potted"], f"the {bid} was not potted cleanly")
+        s.respot(bid)
+        return s
+
+    return script
+
+
+_ALL_COLOURS = ("colours_on_table", tuple(COLOURS))
+SCENARIOS.update({sc.name: sc for sc in (
+    JoinedScenario("colours_only", "a frame joined with no red left, colours off their spots: "
+                   "the yellow potted, then the green", colours_only,
+                   start=(("reds_left", 0), _ALL_COLOURS, ("in_hand", False))),
+    JoinedScenario("last_red", "a frame joined with the last red left: the red potted, then a "
+                   "colour, re-spotted", reds_left(1),
+                   start=(("reds_left", 1), _ALL_COLOURS, ("in_hand", False))),
+    JoinedScenario("six_reds_left", "a frame joined with six reds left: a red potted",
+                   reds_left(6, colour=False),
+                   start=(("reds_left", 6), _ALL_COLOURS, ("in_hand", False))),
+    JoinedScenario("ten_reds_left", "a frame joined with ten reds left: a red potted",
+                   reds_left(10, colour=False),
+                   start=(("reds_left", 10), _ALL_COLOURS, ("in_hand", False))),
+)})

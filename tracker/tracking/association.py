@@ -1,5 +1,6 @@
 """Association: which detection is which ball's, under the tracks' predictions and classes.
 
+``merge_doubles`` first makes one detection of each ball seen twice;
 ``Association(config, model).gated(tracks, z, cls, conf)`` is the first pass (Hungarian
 assignment under the chi-square gate), ``wide(...)`` the second (balls seen a moment ago that
 jumped out of their gates, judged by how far they can have gone); ``assign`` is the minimum-cost
@@ -44,6 +45,47 @@ def assign(cost: np.ndarray, unmatched: np.ndarray) -> list[tuple[int, int]]:
     rows, cols = linear_sum_assignment(padded)
     keep = cols < k
     return list(zip(rows[keep].tolist(), cols[keep].tolist()))
+
+
+def merge_doubles(z: np.ndarray, cls: np.ndarray, conf: np.ndarray, reach: float):
+    """Detections nearer each other than ``reach`` (mm) are one ball seen twice (two balls
+    cannot overlap; a detector splits a ball in pieces around its centre, or a blurred one at
+    both ends of its streak): each group, gathered round its most confident detection, becomes
+    one detection at the group's mean, with the group's class and its best confidence, or no
+    class (-1) when the pieces disagree on it. (K, 2), (K,), (K,) -> the same, K' <= K."""
+    k = len(z)
+    if k < 2:
+        return z, cls, conf
+    gap = np.hypot(*(z[:, None] - z[None]).transpose(2, 0, 1))
+    # every detection is within reach of itself: a pair is near when more are
+    if np.count_nonzero(gap < reach) == k:
+        return z, cls, conf
+    taken = np.zeros(k, bool)
+    out_z, out_c, out_p = [], [], []
+    for i in np.argsort(-conf, kind="stable"):
+        if taken[i]:
+            continue
+        group = np.flatnonzero(~taken & (gap[i] < reach))
+        taken[group] = True
+        out_z.append(z[group].mean(axis=0))
+        votes = np.zeros(N_CLASSES)
+        for j in group:
+            if cls[j] >= 0:
+                votes[cls[j]] += conf[j]
+        known = cls[group][cls[group] >= 0]
+        if len(set(known.tolist())) > 1:
+            # pieces of one ball disagreeing on its colour say nothing sure about it
+            out_c.append(-1)
+            out_p.append(float(conf[group].max()))
+        elif votes.max() > 0:
+            best = int(np.argmax(votes))
+            out_c.append(best)
+            out_p.append(float(conf[group][cls[group] == best].max()))
+        else:
+            out_c.append(-1)
+            out_p.append(float(conf[group].max()))
+    return (np.array(out_z).reshape(-1, 2), np.array(out_c, np.int64),
+            np.array(out_p, float))
 
 
 class Association:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -210,15 +211,15 @@ def _skin_coloured(lab: np.ndarray, cloth_lab: np.ndarray) -> np.ndarray:
     return (light >= 1.0) & (hue >= 45.0) & (hue <= 80.0) & (chroma >= 10.0) & (chroma <= 40.0)
 
 
+@dataclass(eq=False)
 class BlobDiscs:
     """The balls in blobs of one camera's work images, with what the detector knows: the
     ``cloth`` learnt, its last ``answers`` and the least share of a disc a ball fills
     (``min_cover``, as :class:`DetectorConfig` has it)."""
 
-    def __init__(self, cloth: ClothLearner, answers: LastAnswers, min_cover: float):
-        self.cloth = cloth
-        self.answers = answers
-        self.min_cover = min_cover
+    cloth: ClothLearner
+    answers: LastAnswers
+    min_cover: float
 
     def discs(self, part: _Pieces, i: int, r: float, prep: WorkFrame,
               window: tuple[int, int, int, int], border: np.ndarray

@@ -10,8 +10,10 @@ model more than the cloth's own noise, by chroma, by being brighter, or by being
 ball's shadow only darkens the cloth a little). Balls are the peaks of the share of such pixels
 in a disc of the ball's expected size (after an opening that takes off strips narrower than a
 ball, and long straight runs along the region's sides: cushions inside a region drawn round
-them), which parts touching balls and racks; a peak whose surroundings, outside the other balls
-found, are mostly foreground is no ball. The expected radius comes
+them), which parts touching balls; a peak whose surroundings, outside the other balls found,
+are mostly foreground, or whose outline does not show against what lies round it (a hand), is
+no ball. In a cluster larger than a few balls (a rack) that share is level, and the circles
+that the balls' outlines make (a Hough transform) stand for the peaks. The expected radius comes
 from the homography (its largest local scale, as a sphere looks as wide as the plane's least
 foreshortened direction), scaled by what the lone balls of the frame measure.
 
@@ -320,7 +322,47 @@ class PoolBallFinder:
                      np.round(xy[:, 0]).astype(int).clip(0, fg.shape[1] - 1)].clip(0, 1)
         alone = self._ring_clear(fg, xy, rr) & (self._rim_contrast(fit.lab, xy, rr)
                                                  >= cfg.rim)
-        return xy[alone], rr[alone], conf[alone]
+        return self._in_clusters(fit, fg, share, r_map, xy[alone], rr[alone], conf[alone])
+
+    def _in_clusters(self, fit: ClothFit, fg: np.ndarray, share: np.ndarray, r_map: np.ndarray,
+                     xy: np.ndarray, rr: np.ndarray, conf: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Balls in clusters (a rack, balls frozen together), where the share of ball pixels
+        is level and its peaks say little: the circles the outlines make (a Hough transform of
+        the lightness within the cluster) replace the peaks when they are more."""
+        blobs = (fg > 0).astype(np.uint8)
+        n, labels, stats, cents = cv2.connectedComponentsWithStats(blobs, connectivity=8)
+        gray = np.clip(fit.lab[..., 0] * 2.55, 0, 255).astype(np.uint8)
+        h, w = fg.shape
+        for c in range(1, n):
+            x0, y0, bw, bh, area = stats[c]
+            r = float(r_map[int(cents[c][1]), int(cents[c][0])])
+            if area < 2.5 * np.pi * r * r:
+                continue
+            pad = int(2 * r)
+            X0, Y0 = max(x0 - pad, 0), max(y0 - pad, 0)
+            X1, Y1 = min(x0 + bw + pad, w), min(y0 + bh + pad, h)
+            circles = cv2.HoughCircles(gray[Y0:Y1, X0:X1], cv2.HOUGH_GRADIENT, dp=1,
+                                       minDist=1.6 * r, param1=60, param2=10,
+                                       minRadius=int(0.8 * r), maxRadius=int(1.2 * r + 1))
+            if circles is None:
+                continue
+            cxy = circles[0][:, :2].astype(np.float64) + [X0, Y0]
+            ix = np.round(cxy).astype(int)
+            on = (labels[ix[:, 1].clip(0, h - 1), ix[:, 0].clip(0, w - 1)] == c) & (
+                share[ix[:, 1].clip(0, h - 1), ix[:, 0].clip(0, w - 1)] >= self.config.peak)
+            cxy = cxy[on]
+            cxy = cxy[self._rim_contrast(fit.lab, cxy, np.full(len(cxy), r)) >= self.config.rim]
+            ix = np.round(xy).astype(int)
+            mine = labels[ix[:, 1].clip(0, h - 1), ix[:, 0].clip(0, w - 1)] == c
+            if len(cxy) > mine.sum():
+                cr = r_map[np.round(cxy[:, 1]).astype(int), np.round(cxy[:, 0]).astype(int)]
+                cc = share[np.round(cxy[:, 1]).astype(int),
+                           np.round(cxy[:, 0]).astype(int)].clip(0, 1)
+                xy = np.vstack([xy[~mine], cxy])
+                rr = np.concatenate([rr[~mine], cr])
+                conf = np.concatenate([conf[~mine], cc])
+        return xy, rr, conf
 
     def _without_edge_strips(self, fg: np.ndarray, score: np.ndarray, r: float) -> np.ndarray:
         """``fg`` without the long straight runs along the region's sides (a cushion's face or
@@ -406,6 +448,26 @@ class PoolBallFinder:
         return out
 
     @staticmethod
+    def _outline_radii(fg: np.ndarray, xy: np.ndarray, rr: np.ndarray, n: int = 24
+                       ) -> np.ndarray:
+        """Each ball's radius (N,) as its outline shows: the lower half of how far its pixels
+        reach in ``n`` directions (a neighbour or a shadow only lengthens some), within a
+        third of the expected radius ``rr``."""
+        h, w = fg.shape
+        ang = np.linspace(0, 2 * np.pi, n, endpoint=False)
+        d = np.c_[np.cos(ang), np.sin(ang)]
+        out = rr.copy()
+        for i, ((x, y), r) in enumerate(zip(xy, rr)):
+            steps = np.arange(0.5, 1.5 * r, 0.5)
+            px = np.round(x + d[:, :1] * steps).astype(int).clip(0, w - 1)
+            py = np.round(y + d[:, 1:] * steps).astype(int).clip(0, h - 1)
+            on = fg[py, px]  # (n, steps)
+            first_off = np.where(on.all(axis=1), len(steps), (~on).argmax(axis=1))
+            reach = steps[np.minimum(first_off, len(steps) - 1)]
+            out[i] = float(np.clip(np.percentile(reach, 40), 0.67 * r, 1.33 * r))
+        return out
+
+    @staticmethod
     def _rim_contrast(lab: np.ndarray, xy: np.ndarray, rr: np.ndarray, n: int = 16
                       ) -> np.ndarray:
         """The share (N,) of directions round each candidate in which its colour inside the rim
@@ -457,6 +519,7 @@ class PoolBallFinder:
 
         fit = self.cloth(frame_bgr)
         xy, rr, conf = self.candidates(fit)
+        rr = self._outline_radii(fit.score >= 1.0, xy, rr)
         hull = cv2.convexHull(self.polygon.astype(np.float32))
         edge = np.array([cv2.pointPolygonTest(hull, (float(x), float(y)), True) for x, y in xy])
         return identify(fit, xy, rr, conf, edge)

@@ -202,8 +202,8 @@ def identify(fit: ClothFit, xy: np.ndarray, rr: np.ndarray, found: np.ndarray,
              edge_px: np.ndarray | None = None) -> list[PoolBall]:
     """PoolBalls for the centres (N, 2) px, radii (N,) px and detection confidences (N,)
     found in a frame whose cloth model is ``fit``; ``edge_px`` (N,) the centres' distances to
-    the table region's edge, where known. A dark unlit disc near the edge is a pocket and is
-    left out (the 8 shows the lamps' highlight)."""
+    the table region's edge, where known. A dark disc near the edge, unlit or nearer it than
+    half a radius, is a pocket and is left out (the 8 shows the lamps' highlight)."""
     h, w = fit.lab.shape[:2]
     discs = []
     for (x, y), r in zip(xy, rr):
@@ -220,7 +220,9 @@ def identify(fit: ClothFit, xy: np.ndarray, rr: np.ndarray, found: np.ndarray,
     feats = [ball_features(fit.lab[m], float(fit.cloth_lab[..., 0][m].mean()), white)
              for m in discs]
     if edge_px is not None:
-        keep = [not (f["dark"] > 0.5 and f["lit"] < POCKET_LIT and e < POCKET_EDGE * r)
+        # a ball's centre is well inside the region, even in a pocket's jaws
+        keep = [not (f["dark"] > 0.5 and e < POCKET_EDGE * r
+                     and (f["lit"] < POCKET_LIT or e < 0.5 * r))
                 for f, e, r in zip(feats, edge_px, rr)]
         feats = [f for f, k in zip(feats, keep) if k]
         xy, rr, found = xy[keep], rr[keep], found[keep]

@@ -42,18 +42,17 @@ _ACHROMATIC = 15.0
 _EDGE_STEP = 8.0
 
 
+@dataclass(eq=False)
 class Refiner:
     """Refines candidates in the frames of one camera, with what the detector knows: the
     table's ``geometry``, the ``cloth`` learnt, its last ``answers``, and its settings
     (``refine_iterations``, ``max_spill`` as :class:`DetectorConfig` has them)."""
 
-    def __init__(self, geometry: TableGeometry, cloth: ClothLearner, answers: LastAnswers,
-                 iterations: int, max_spill: float):
-        self.geometry = geometry
-        self.cloth = cloth
-        self.answers = answers
-        self.iterations = iterations
-        self.max_spill = max_spill
+    geometry: TableGeometry
+    cloth: ClothLearner
+    answers: LastAnswers
+    iterations: int
+    max_spill: float
 
     def refine(self, frame: np.ndarray, cands: np.ndarray, r_exp: np.ndarray, prep: WorkFrame,
                streak: np.ndarray | None = None):
