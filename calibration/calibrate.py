@@ -50,6 +50,7 @@ class Calibration:
     landmarks: dict = field(default_factory=dict)
     source: str = ""
     table: SnookerTableSpec = SNOOKER
+    uncertainty_mm: float | None = None
 
     def __post_init__(self):
         H = _matrix(self.H_table_to_image, (3, 3), "H_table_to_image")
@@ -160,6 +161,8 @@ class Calibration:
             d["tvec_mm"] = self.tvec.tolist()
         if self.source:
             d["source"] = self.source
+        if self.uncertainty_mm is not None:
+            d["uncertainty_mm"] = float(self.uncertainty_mm)
         return d
 
     @classmethod
@@ -171,7 +174,7 @@ class Calibration:
         cal = cls(fields["H"], fields["image_size"], fields["camera_matrix"],
                   fields["dist_coeffs"], fields["rvec"], fields["tvec_mm"],
                   fields["reprojection_error_mm"], fields["max_error_mm"], fields["landmarks"],
-                  fields["source"], table)
+                  fields["source"], table, _uncertainty(d, where))
         with np.errstate(all="ignore"):
             pockets = np.array(list(cal.pockets_px().values()))
             back = cal.px_to_table(pockets)
@@ -186,6 +189,17 @@ class Calibration:
     @classmethod
     def load(cls, path, table: SnookerTableSpec = SNOOKER) -> Calibration:
         return cls.from_dict(read_json(path, "calibration"), table, f"calibration {path}")
+
+
+def _uncertainty(d: dict, where: str) -> float | None:
+    """The optional ``uncertainty_mm`` of a calibration JSON: a finite number >= 0, or absent."""
+    value = d.get("uncertainty_mm")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+            np.isfinite(value) and value >= 0):
+        raise InputError(f"{where}: uncertainty_mm must be a number of mm >= 0, got {value!r}")
+    return float(value)
 
 
 def read_json(path, what: str) -> dict:

@@ -37,6 +37,7 @@ from calibration.model import (
     focal_from_homography,
     pose_from_homography,
     residuals,
+    uncertainty_mm,
     undistort,
 )
 from calibration.specs import SNOOKER, SnookerTableSpec
@@ -544,7 +545,8 @@ def calibrate_image(
 ) -> Calibration:
     """Calibrate from one BGR image (h, w, 3). Given ``camera_matrix`` (and ``dist_coeffs``) the
     intrinsics are kept; otherwise the focal length and radial distortion are fitted.
-    Raises InputError when no whole table is found.
+    Raises InputError when no whole table is found. The result's ``uncertainty_mm`` is the
+    fit's own uncertainty at the balls (``refuse_uncertain`` refuses it over a limit).
 
     The cushions are fitted twice, once with their visible edge taken at the nose everywhere
     and once with the undercut face's foot where the face shows; the fit whose painted lines
@@ -576,6 +578,21 @@ def calibrate_image(
     if best is None:
         raise error
     return best
+
+
+def refuse_uncertain(cal: Calibration) -> Calibration:
+    """``cal``, unless its own uncertainty at the balls is over ``MAX_UNCERTAINTY_MM``:
+    then InputError, in one line."""
+    if cal.uncertainty_mm is not None and cal.uncertainty_mm > MAX_UNCERTAINTY_MM:
+        where = f" in {cal.source}" if cal.source else ""
+        raise InputError(f"the table{where} is found only to {cal.uncertainty_mm:.1f} mm at "
+                         f"the balls (over {MAX_UNCERTAINTY_MM:g} mm)")
+    return cal
+
+
+# A calibration whose own uncertainty at the balls (``Calibration.uncertainty_mm``) is over
+# this many mm is refused: the tracker's millimetres would not hold on it.
+MAX_UNCERTAINTY_MM = 5.0
 
 
 # Shares of the painted lines found (baulk line plus D, 0..2) this close are the same support:
@@ -817,8 +834,19 @@ def _finish(image, model, obs, support, table, source, painted_frac, baulk_found
     }
     return Calibration(
         cam.homography_table_to_image(0.0), (w, h), cam.K, cam.dist, model.rvec, model.tvec,
-        rms, emax, landmarks, source, table,
+        rms, emax, landmarks, source, table, _stated_uncertainty(model, obs, table),
     )
+
+
+def _stated_uncertainty(model: CameraModel, obs: Observations, table: SnookerTableSpec
+                        ) -> float:
+    """The fit's own uncertainty (mm) at the balls: the median of ``uncertainty_mm`` over a
+    grid of ball centres on the playing area."""
+    r = table.ball_radius_mm
+    xs, ys = np.meshgrid(np.linspace(r, table.width_mm - r, 5),
+                         np.linspace(r, table.length_mm - r, 9))
+    grid = np.c_[xs.ravel(), ys.ravel(), np.full(xs.size, r)]
+    return float(np.median(uncertainty_mm(model, obs, grid)))
 
 
 def calibrate_points(points_px: dict, image_size: tuple[int, int],
@@ -910,14 +938,16 @@ def calibrate_video(path, table: SnookerTableSpec = SNOOKER, camera_matrix=None,
                     dist_coeffs=None, seconds: float = 1.0) -> Calibration:
     """Calibrate from the first usable frames of a video: the per-pixel median of frames spread
     over the first ``seconds`` (players and moving balls drop out), else the first of those
-    frames that calibrates on its own."""
+    frames that calibrates on its own; refused when too uncertain (``refuse_uncertain``)."""
     frames = read_frames(path, seconds)
-    return _calibrate_frames(frames, table, camera_matrix, dist_coeffs, str(path), seconds)[0]
+    cal = _calibrate_frames(frames, table, camera_matrix, dist_coeffs, str(path), seconds)[0]
+    return refuse_uncertain(cal)
 
 
 def calibrate_source(path, table: SnookerTableSpec = SNOOKER, camera_matrix=None,
                      dist_coeffs=None) -> tuple[Calibration, np.ndarray]:
-    """Calibrate an image or video file: (calibration, the image it was found in)."""
+    """Calibrate an image or video file: (calibration, the image it was found in); refused
+    when too uncertain (``refuse_uncertain``)."""
     path = Path(path)
     if not path.exists():
         raise InputError(f"no such file: {path}")
@@ -925,7 +955,10 @@ def calibrate_source(path, table: SnookerTableSpec = SNOOKER, camera_matrix=None
         raise InputError(f"{path} is a directory: expected an image or a video file")
     if cv2.haveImageReader(str(path)):
         image = read_image(path)
-        return calibrate_image(image, table, camera_matrix, dist_coeffs, str(path)), image
-    seconds = 1.0
-    frames = read_frames(path, seconds)
-    return _calibrate_frames(frames, table, camera_matrix, dist_coeffs, str(path), seconds)
+        cal = calibrate_image(image, table, camera_matrix, dist_coeffs, str(path))
+    else:
+        seconds = 1.0
+        frames = read_frames(path, seconds)
+        cal, image = _calibrate_frames(frames, table, camera_matrix, dist_coeffs, str(path),
+                                       seconds)
+    return refuse_uncertain(cal), image

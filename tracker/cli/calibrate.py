@@ -73,6 +73,10 @@ def run(args: argparse.Namespace) -> int:
                 raise InputError(f"points file {args.points}: {exc}") from None
         else:
             cal, image = calibrate_source(args.source, camera_matrix=K, dist_coeffs=dist)
+        if cal.uncertainty_mm is not None:
+            print(f"cueball calibrate: uncertain by {cal.uncertainty_mm:.2f} mm at the balls "
+                  f"(landmarks fitted to {cal.reprojection_error_mm:.2f} mm RMS)",
+                  file=sys.stderr)
         text = json.dumps(cal.to_dict(), indent=2)
         try:
             if args.output:
