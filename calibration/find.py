@@ -899,11 +899,14 @@ def read_frames(path, seconds: float = 1.0, count: int = 5) -> list[np.ndarray]:
         wanted = set(np.linspace(0, max(last, 0), count).round().astype(int).tolist())
         frames = []
         for i in range(max(wanted) + 1):
+            if i not in wanted:  # decoded, not converted
+                if not cap.grab():
+                    break
+                continue
             ok, frame = cap.read()
             if not ok:
                 break
-            if i in wanted:
-                frames.append(frame)
+            frames.append(frame)
     finally:
         cap.release()
     if not frames:
@@ -911,11 +914,22 @@ def read_frames(path, seconds: float = 1.0, count: int = 5) -> list[np.ndarray]:
     return frames
 
 
+def _median_frame(frames: list[np.ndarray]) -> np.ndarray:
+    """The per-pixel median of the frames (uint8): by pairwise minima and maxima for five
+    frames (many times quicker than a sort along a new axis), else ``np.median``."""
+    if len(frames) != 5:
+        return np.median(np.stack(frames), axis=0).astype(np.uint8)
+    a, b, c, d, e = frames
+    lo = np.maximum(np.minimum(a, b), np.minimum(c, d))
+    hi = np.minimum(np.maximum(a, b), np.maximum(c, d))
+    return np.maximum(np.minimum(lo, hi), np.minimum(np.maximum(lo, hi), e))
+
+
 def _calibrate_frames(frames, table, camera_matrix, dist_coeffs, source, seconds
                       ) -> tuple[Calibration, np.ndarray]:
     candidates = []
     if len(frames) >= 3:
-        candidates.append(np.median(np.stack(frames), axis=0).astype(np.uint8))
+        candidates.append(_median_frame(frames))
     candidates += frames
     last_error = None
     best = None
