@@ -51,6 +51,7 @@ class Calibration:
     landmarks: dict = field(default_factory=dict)
     source: str = ""
     table: SnookerTableSpec | PoolTableSpec = SNOOKER
+    uncertainty_mm: float | None = None
 
     def __post_init__(self):
         H = _matrix(self.H_table_to_image, (3, 3), "H_table_to_image")
@@ -169,6 +170,8 @@ class Calibration:
         if self.game == "pool":
             d["game"] = "pool"
             d["table"] = self.table.name
+        if self.uncertainty_mm is not None:
+            d["uncertainty_mm"] = float(self.uncertainty_mm)
         return d
 
     @classmethod
@@ -182,7 +185,7 @@ class Calibration:
         cal = cls(fields["H"], fields["image_size"], fields["camera_matrix"],
                   fields["dist_coeffs"], fields["rvec"], fields["tvec_mm"],
                   fields["reprojection_error_mm"], fields["max_error_mm"], fields["landmarks"],
-                  fields["source"], table)
+                  fields["source"], table, _uncertainty(d, where))
         with np.errstate(all="ignore"):
             pockets = np.array(list(cal.pockets_px().values()))
             back = cal.px_to_table(pockets)
@@ -212,6 +215,17 @@ def _named_table(d: dict, where: str, default):
         raise InputError(f"{where}: table must be one of {', '.join(POOL_TABLES)} for a pool "
                          f"table, got {str(name)[:40]!r}")
     return POOL_TABLES[name]
+
+
+def _uncertainty(d: dict, where: str) -> float | None:
+    """The optional ``uncertainty_mm`` of a calibration JSON: a finite number >= 0, or absent."""
+    value = d.get("uncertainty_mm")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+            np.isfinite(value) and value >= 0):
+        raise InputError(f"{where}: uncertainty_mm must be a number of mm >= 0, got {value!r}")
+    return float(value)
 
 
 def read_json(path, what: str) -> dict:

@@ -37,6 +37,7 @@ from calibration.model import (
     focal_from_homography,
     pose_from_homography,
     residuals,
+    uncertainty_mm,
     undistort,
 )
 from calibration.specs import SNOOKER, SnookerTableSpec
@@ -550,7 +551,8 @@ def calibrate_image(
 ) -> Calibration:
     """Calibrate from one BGR image (h, w, 3). Given ``camera_matrix`` (and ``dist_coeffs``) the
     intrinsics are kept; otherwise the focal length and radial distortion are fitted.
-    Raises InputError when no whole table is found.
+    Raises InputError when no whole table is found. The result's ``uncertainty_mm`` is the
+    fit's own uncertainty at the balls (``refuse_uncertain`` refuses it over a limit).
 
     The cushions are fitted twice, once with their visible edge taken at the nose everywhere
     and once with the undercut face's foot where the face shows; the fit whose painted lines
@@ -590,6 +592,19 @@ def _first_camera(image, table, camera_matrix, dist_coeffs, what):
     gray = cv2.GaussianBlur(raw, (0, 0), blur)
     fine = cv2.GaussianBlur(raw, (0, 0), FINE_BLUR_PX) if blur > FINE_BLUR_PX else None
     return cloth, model, raw, gray, fine
+def refuse_uncertain(cal: Calibration) -> Calibration:
+    """``cal``, unless its own uncertainty at the balls is over ``MAX_UNCERTAINTY_MM``:
+    then InputError, in one line."""
+    if cal.uncertainty_mm is not None and cal.uncertainty_mm > MAX_UNCERTAINTY_MM:
+        where = f" in {cal.source}" if cal.source else ""
+        raise InputError(f"the table{where} is found only to {cal.uncertainty_mm:.1f} mm at "
+                         f"the balls (over {MAX_UNCERTAINTY_MM:g} mm)")
+    return cal
+
+
+# A calibration whose own uncertainty at the balls (``Calibration.uncertainty_mm``) is over
+# this many mm is refused: the tracker's millimetres would not hold on it.
+MAX_UNCERTAINTY_MM = 5.0
 
 
 # Shares of the painted lines found (baulk line plus D, 0..2) this close are the same support:
@@ -840,8 +855,19 @@ def _finish(image, model, obs, support, table, source, painted_frac, baulk_found
     }
     return Calibration(
         cam.homography_table_to_image(0.0), (w, h), cam.K, cam.dist, model.rvec, model.tvec,
-        rms, emax, landmarks, source, table,
+        rms, emax, landmarks, source, table, _stated_uncertainty(model, obs, table),
     )
+
+
+def _stated_uncertainty(model: CameraModel, obs: Observations, table: SnookerTableSpec
+                        ) -> float:
+    """The fit's own uncertainty (mm) at the balls: the median of ``uncertainty_mm`` over a
+    grid of ball centres on the playing area."""
+    r = table.ball_radius_mm
+    xs, ys = np.meshgrid(np.linspace(r, table.width_mm - r, 5),
+                         np.linspace(r, table.length_mm - r, 9))
+    grid = np.c_[xs.ravel(), ys.ravel(), np.full(xs.size, r)]
+    return float(np.median(uncertainty_mm(model, obs, grid)))
 
 
 def calibrate_points(points_px: dict, image_size: tuple[int, int],
@@ -894,11 +920,14 @@ def read_frames(path, seconds: float = 1.0, count: int = 5) -> list[np.ndarray]:
         wanted = set(np.linspace(0, max(last, 0), count).round().astype(int).tolist())
         frames = []
         for i in range(max(wanted) + 1):
+            if i not in wanted:  # decoded, not converted
+                if not cap.grab():
+                    break
+                continue
             ok, frame = cap.read()
             if not ok:
                 break
-            if i in wanted:
-                frames.append(frame)
+            frames.append(frame)
     finally:
         cap.release()
     if not frames:
@@ -906,11 +935,22 @@ def read_frames(path, seconds: float = 1.0, count: int = 5) -> list[np.ndarray]:
     return frames
 
 
+def _median_frame(frames: list[np.ndarray]) -> np.ndarray:
+    """The per-pixel median of the frames (uint8): by pairwise minima and maxima for five
+    frames (many times quicker than a sort along a new axis), else ``np.median``."""
+    if len(frames) != 5:
+        return np.median(np.stack(frames), axis=0).astype(np.uint8)
+    a, b, c, d, e = frames
+    lo = np.maximum(np.minimum(a, b), np.minimum(c, d))
+    hi = np.minimum(np.maximum(a, b), np.maximum(c, d))
+    return np.maximum(np.minimum(lo, hi), np.minimum(np.maximum(lo, hi), e))
+
+
 def _calibrate_frames(frames, table, camera_matrix, dist_coeffs, source, seconds
                       ) -> tuple[Calibration, np.ndarray]:
     candidates = []
     if len(frames) >= 3:
-        candidates.append(np.median(np.stack(frames), axis=0).astype(np.uint8))
+        candidates.append(_median_frame(frames))
     candidates += frames
     last_error = None
     best = None
@@ -933,9 +973,10 @@ def calibrate_video(path, table: SnookerTableSpec = SNOOKER, camera_matrix=None,
                     dist_coeffs=None, seconds: float = 1.0) -> Calibration:
     """Calibrate from the first usable frames of a video: the per-pixel median of frames spread
     over the first ``seconds`` (players and moving balls drop out), else the first of those
-    frames that calibrates on its own."""
+    frames that calibrates on its own; refused when too uncertain (``refuse_uncertain``)."""
     frames = read_frames(path, seconds)
-    return _calibrate_frames(frames, table, camera_matrix, dist_coeffs, str(path), seconds)[0]
+    cal = _calibrate_frames(frames, table, camera_matrix, dist_coeffs, str(path), seconds)[0]
+    return refuse_uncertain(cal)
 
 
 def read_source(path, seconds: float = 1.0) -> tuple[np.ndarray | None, list[np.ndarray]]:
@@ -954,9 +995,13 @@ def read_source(path, seconds: float = 1.0) -> tuple[np.ndarray | None, list[np.
 
 def calibrate_source(path, table: SnookerTableSpec = SNOOKER, camera_matrix=None,
                      dist_coeffs=None) -> tuple[Calibration, np.ndarray]:
-    """Calibrate an image or video file: (calibration, the image it was found in)."""
+    """Calibrate an image or video file: (calibration, the image it was found in); refused
+    when too uncertain (``refuse_uncertain``)."""
     seconds = 1.0
     image, frames = read_source(path, seconds)
     if image is not None:
-        return calibrate_image(image, table, camera_matrix, dist_coeffs, str(path)), image
-    return _calibrate_frames(frames, table, camera_matrix, dist_coeffs, str(path), seconds)
+        cal = calibrate_image(image, table, camera_matrix, dist_coeffs, str(path))
+    else:
+        cal, image = _calibrate_frames(frames, table, camera_matrix, dist_coeffs, str(path),
+                                       seconds)
+    return refuse_uncertain(cal), image

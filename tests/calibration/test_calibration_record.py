@@ -74,3 +74,21 @@ def test_record_checks_shapes():
         Calibration(np.eye(2), (10, 10))
     with pytest.raises(ValueError, match="both"):
         Calibration(np.eye(3), (10, 10), camera_matrix=np.eye(3))
+
+
+def test_uncertainty_is_kept_through_the_json_and_a_bad_one_refused(tmp_path, overhead):
+    cal = Calibration.from_camera(overhead)
+    path = tmp_path / "calibration.json"
+    Calibration(cal.H_table_to_image, cal.image_size, cal.camera_matrix, cal.dist_coeffs,
+                cal.rvec, cal.tvec, uncertainty_mm=0.8).save(path)
+    assert json.loads(path.read_text())["uncertainty_mm"] == 0.8
+    assert Calibration.load(path).uncertainty_mm == 0.8
+    cal.save(path)
+    assert "uncertainty_mm" not in json.loads(path.read_text())
+    assert Calibration.load(path).uncertainty_mm is None
+    for bad in (-1.0, "1 mm", True, float("nan")):
+        d = cal.to_dict()
+        d["uncertainty_mm"] = bad
+        path.write_text(json.dumps(d))
+        with pytest.raises(InputError, match="uncertainty_mm must be a number of mm >= 0"):
+            Calibration.load(path)

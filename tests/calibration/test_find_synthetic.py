@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration import find
 from calibration.calibrate import plane_error_mm
 from calibration.errors import InputError
 from calibration.find import _mouth_observations, calibrate_image, calibrate_points
@@ -185,3 +186,16 @@ def test_hidden_middle_pocket_leaves_the_other_read():
     cv2.circle(covered, (int(at[0]), int(at[1])), 45, 200.0, -1)
     obs = _mouth_observations(_true_model(camera), covered, SNOOKER)
     assert _read_sides(camera, obs).tolist() == [SNOOKER.width_mm + 25.0]
+
+
+def test_a_calibration_more_uncertain_than_allowed_is_refused_in_one_line(scenes, monkeypatch,
+                                                                         tmp_path):
+    camera, image = scenes["tilted"]
+    path = tmp_path / "tilted.png"
+    cv2.imwrite(str(path), image)
+    cal, _ = find.calibrate_source(path)
+    assert 0.0 < cal.uncertainty_mm < find.MAX_UNCERTAINTY_MM
+    monkeypatch.setattr(find, "MAX_UNCERTAINTY_MM", cal.uncertainty_mm / 2)
+    with pytest.raises(InputError, match=r"^the table in .*tilted.png is found only to [0-9.]+ "
+                       r"mm at the balls \(over [0-9.]+ mm\)$"):
+        find.calibrate_source(path)

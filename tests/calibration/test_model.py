@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from calibration.calibrate import Calibration, plane_error_mm
-from calibration.model import CameraModel, Observations, fit, residuals
+from calibration.model import CameraModel, Observations, fit, residuals, uncertainty_mm
 from calibration.specs import SNOOKER
 from tracker.sim.scenarios import overhead_camera
 
@@ -100,3 +100,50 @@ def test_a_clearly_bent_lens_is_fitted_from_the_lines_alone():
 
     assert worst(fit(start, obs, scale_px=0.75, bend_px=None)) < 0.01
     assert worst(fit(start, obs, scale_px=0.75, bend_px=2.0)) > 0.1
+
+
+def _stated_and_true(cam, obs) -> tuple[float, float]:
+    """A fit of ``obs`` from near ``cam``: the median of its stated uncertainty over ball
+    centres on the playing area, and the median of its true error there (mm)."""
+    r = T.ball_radius_mm
+    grid = np.array([[x, y, r] for x in np.linspace(r, T.width_mm - r, 5)
+                     for y in np.linspace(r, T.length_mm - r, 9)])
+    model = fit(_start(cam), obs, scale_px=0.75, bend_px=None)
+    stated = float(np.median(uncertainty_mm(model, obs, grid)))
+    found = model.camera().plane_points(cam.project(grid), r)
+    return stated, float(np.median(np.hypot(*(found - grid[:, :2]).T)))
+
+
+def test_the_stated_uncertainty_follows_the_edges_scatter():
+    """Edges scattered four times as much: the fit says it is about four times as uncertain,
+    and each time, over a few draws of the scatter, within a factor of two of how far off it
+    really is."""
+    cam = overhead_camera((1920, 1080), 3000.0, 8.0, -0.12)
+    rng = np.random.default_rng(3)
+    stated, true = [], []
+    for sigma in (0.3, 1.2):
+        draws = []
+        for _ in range(4):
+            obs = _observations(cam, {})
+            obs.line_px = obs.line_px + rng.normal(0.0, sigma, obs.line_px.shape)
+            obs.arc_px = obs.arc_px + rng.normal(0.0, sigma, obs.arc_px.shape)
+            draws.append(_stated_and_true(cam, obs))
+        s, t = np.mean(draws, axis=0)
+        stated.append(s)
+        true.append(t)
+    assert 2.5 < stated[1] / stated[0] < 6.0, stated
+    for s, t in zip(stated, true):
+        assert 0.5 < s / t < 2.0, (stated, true)
+
+
+def test_a_cushion_read_off_its_nose_shows_in_the_stated_uncertainty():
+    """One cushion's edge read 4 mm inside its nose, not allowed to slide: no count of points
+    along it averages that away, and the disagreement with the other landmarks says so."""
+    cam = overhead_camera((1920, 1080), 3000.0, 8.0, -0.12)
+    clean, _ = _stated_and_true(cam, _observations(cam, {}))
+    off = _observations(cam, {"left": 4.0})
+    off.line_slide = [""] * len(off.line_slide)
+    stated, true = _stated_and_true(cam, off)
+    assert true > 0.3
+    assert stated > 10 * clean
+    assert 0.5 < stated / true < 2.0, (stated, true)

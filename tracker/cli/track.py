@@ -107,7 +107,7 @@ def _calibrate(args, source: str) -> Calibration:
             return Calibration.load(path)
         except (ValueError, KeyError) as exc:
             raise InputError(f"{path}: not a calibration file ({exc})") from None
-    from calibration.find import calibrate_image, calibrate_video
+    from calibration.find import calibrate_image, calibrate_video, refuse_uncertain
 
     if _is_live(source):
         from tracker.pipeline import LiveSource
@@ -117,7 +117,7 @@ def _calibrate(args, source: str) -> Calibration:
             frame = next(live.frames())
         finally:
             live.close()
-        return calibrate_image(frame.image, source=source)
+        return refuse_uncertain(calibrate_image(frame.image, source=source))
     return calibrate_video(source)
 
 
