@@ -66,24 +66,26 @@ class Cushions:
         frame or so before it)."""
         cfg = self.config
         ids, t0, t1, spanned = lines.ids, lines.t0, lines.t1, lines.spanned
-        (pb, vb, okb), (pa, va, oka) = lines.before(), lines.after()
+        p_before, v_before, ok_before = lines.before()
+        p_after, v_after, ok_after = lines.after()
         before_to, after_from, v_long = lines.before_to, lines.after_from, lines.v_long
         touched = np.array([n in lines.hits for n in range(len(ids))])
         dt = t1 - t0
         reach = self.reach_mm
         # (N, 6): distance of the centre from each nose line, and the speed across it
-        sb = np.einsum("nsk,sk->ns", pb[:, None] - self.nose_a[None], self.nose_n)
-        ub = vb @ self.nose_n.T
-        sa = np.einsum("nsk,sk->ns", pa[:, None] - self.nose_a[None], self.nose_n)
-        ua = va @ self.nose_n.T
-        okb, oka = okb[:, None] & np.isfinite(sb), oka[:, None] & np.isfinite(sa)
-        into = okb & (ub < -cfg.cushion_mm_s)
-        out_of = oka & (ua > cfg.cushion_mm_s)
+        sb = np.einsum("nsk,sk->ns", p_before[:, None] - self.nose_a[None], self.nose_n)
+        ub = v_before @ self.nose_n.T
+        sa = np.einsum("nsk,sk->ns", p_after[:, None] - self.nose_a[None], self.nose_n)
+        ua = v_after @ self.nose_n.T
+        ok_before = ok_before[:, None] & np.isfinite(sb)
+        ok_after = ok_after[:, None] & np.isfinite(sa)
+        into = ok_before & (ub < -cfg.cushion_mm_s)
+        out_of = ok_after & (ua > cfg.cushion_mm_s)
         # the speed into the nose of a slow ball, over the longer span, if the short line
         # missed it (but did not see it going out: the longer one may hold a bounce)
         with np.errstate(invalid="ignore"):
             ub_in = np.where(into | (ub > 0), ub, v_long @ self.nose_n.T)
-            came = okb & (ub_in < -cfg.cushion_mm_s)
+            came = ok_before & (ub_in < -cfg.cushion_mm_s)
         with np.errstate(invalid="ignore", divide="ignore"):
             # the line before run on to the first contact, the line after back to the last
             reach_b = sb + ub * (before_to - t0)[:, None]
@@ -113,9 +115,9 @@ class Cushions:
             when = float(np.clip(tau[n, s], t0, t1))
             if dated_b[n, s]:
                 # where the line before meets the nose (or is, if already past it)
-                where = pb[n] + vb[n] * (min(touch[n, s], tau[n, s]) - t0)
+                where = p_before[n] + v_before[n] * (min(touch[n, s], tau[n, s]) - t0)
             else:
-                where = pa[n] + va[n] * (when - t1)
+                where = p_after[n] + v_after[n] * (when - t1)
             out += self.bounce(shot, ids[n], s, when, where, dt)
         return out
 
@@ -128,28 +130,28 @@ class Cushions:
         to have been there and back by the interval's end."""
         cfg = self.config
         reach = self.reach_mm
-        ids, t0, t1, pb = lines.ids, lines.t0, lines.t1, lines.p_before
-        pa, va = lines.p_after, lines.v_after
+        ids, t0, t1, p_before = lines.ids, lines.t0, lines.t1, lines.p_before
+        p_after, v_after = lines.p_after, lines.v_after
         out = []
         for n, u, t_hit in lines.from_rest:
             toward = self.nose_n @ u  # (6,): < 0 driven at a nose
-            gap = np.einsum("sk,sk->s", pb[n] - self.nose_a, self.nose_n) - reach
+            gap = np.einsum("sk,sk->s", p_before[n] - self.nose_a, self.nose_n) - reach
             with np.errstate(divide="ignore", invalid="ignore"):
                 travel = np.where(toward < 0, np.maximum(gap, 0.0) / -toward, np.inf)
                 # where the blow's line meets each nose line: a nose is met between its
                 # knuckles (the long cushions' two noses lie on one line)
-                along = np.einsum("sk,sk->s", pb[n] + u * np.where(
+                along = np.einsum("sk,sk->s", p_before[n] + u * np.where(
                     np.isfinite(travel), travel, 0.0)[:, None] - self.nose_a, self.nose_d)
             travel = np.where((along >= 0) & (along <= self.nose_len), travel, np.inf)
             s = int(np.argmin(travel))
-            speed = float(np.hypot(*va[n]))
-            ua = float(self.nose_n[s] @ va[n])
+            speed = float(np.hypot(*v_after[n]))
+            ua = float(self.nose_n[s] @ v_after[n])
             if not (ua > cfg.cushion_mm_s and -toward[s] * speed > cfg.cushion_mm_s
                     and travel[s] <= speed * (t1 - t_hit) + cfg.contact_tol_mm):
                 continue
-            sa = float((pa[n] - self.nose_a[s]) @ self.nose_n[s])
+            sa = float((p_after[n] - self.nose_a[s]) @ self.nose_n[s])
             when = float(np.clip(t1 - (sa - reach) / ua, t_hit, t1))
-            out += self.bounce(shot, ids[n], s, when, pb[n] + u * travel[s], t1 - t0)
+            out += self.bounce(shot, ids[n], s, when, p_before[n] + u * travel[s], t1 - t0)
         return out
 
     def slow_turns(self, shot: ShotInPlay, k: int) -> list[dict]:
@@ -173,13 +175,14 @@ class Cushions:
         xy = _positions(hist, ids)
         t0, t1 = t[W - 1], t[W]
         dt = t1 - t0
-        (pb, vb, okb), (pa, va, oka) = _fit_either_side(t, xy, W)
+        (p_before, v_before, ok_before), (p_after, v_after, ok_after) = _fit_either_side(t, xy, W)
         seen = np.isfinite(xy[..., 0])
-        ok = okb & oka & (seen[:W].sum(axis=0) >= W - 1) & (seen[W:].sum(axis=0) >= W - 1)
+        ok = (ok_before & ok_after & (seen[:W].sum(axis=0) >= W - 1)
+              & (seen[W:].sum(axis=0) >= W - 1))
         reach = self.reach_mm
-        sb = np.einsum("nsk,sk->ns", pb[:, None] - self.nose_a[None], self.nose_n)
-        sa = np.einsum("nsk,sk->ns", pa[:, None] - self.nose_a[None], self.nose_n)
-        ub, ua = vb @ self.nose_n.T, va @ self.nose_n.T
+        sb = np.einsum("nsk,sk->ns", p_before[:, None] - self.nose_a[None], self.nose_n)
+        sa = np.einsum("nsk,sk->ns", p_after[:, None] - self.nose_a[None], self.nose_n)
+        ub, ua = v_before @ self.nose_n.T, v_after @ self.nose_n.T
         fast = 4 * cfg.cushion_mm_s
         with np.errstate(invalid="ignore", divide="ignore"):
             meet = t0 + (sa - ua * dt - sb) / (ub - ua)
@@ -191,7 +194,8 @@ class Cushions:
         out = []
         for n, s in zip(*np.nonzero(found)):
             when = float(np.clip(meet[n, s], t0, t1))
-            out += self.bounce(shot, ids[n], s, when, pb[n] + vb[n] * (meet[n, s] - t0), dt)
+            where = p_before[n] + v_before[n] * (meet[n, s] - t0)
+            out += self.bounce(shot, ids[n], s, when, where, dt)
         return out
 
     def driven(self, shot: ShotInPlay, lines: Lines) -> list[dict]:
@@ -207,7 +211,7 @@ class Cushions:
         meet. The pair kissed again if their lines after put them a diameter apart after it."""
         cfg = self.config
         ids, t0, t1, kick = lines.ids, lines.t0, lines.t1, lines.kick
-        pa, va, oka = lines.after()
+        p_after, v_after, ok_after = lines.after()
         dt = t1 - t0
         out = []
         for d in list(shot.drives):
@@ -219,14 +223,14 @@ class Cushions:
                 shot.drives.remove(d)  # no nose in reach, too late to tell, or a third ball
                 continue
             if (t1 < d.t + soonest.min() / _SENT_LEAST + 0.5 * dt  # lines after not past it
-                    or not all(b in ids and oka[ids.index(b)] for b in d.balls)):
+                    or not all(b in ids and ok_after[ids.index(b)] for b in d.balls)):
                 continue
             shot.drives.remove(d)
             n = [ids.index(b) for b in d.balls]
-            centre_v = (va[n[0]] + va[n[1]]) / 2
+            centre_v = (v_after[n[0]] + v_after[n[1]]) / 2
             turn = 2 * (centre_v - d.centre_v)  # the cushion's impulse on the ball, mm/s
             inward = turn @ self.nose_n.T  # (6,)
-            c0, c1 = d.xy.mean(axis=0), (pa[n[0]] + pa[n[1]]) / 2
+            c0, c1 = d.xy.mean(axis=0), (p_after[n[0]] + p_after[n[1]]) / 2
             for s in np.flatnonzero((inward > kick) & (np.abs(turn @ self.nose_d.T) < inward)):
                 # where the centre's distances from the nose line, before and after, meet
                 h0 = float((c0 - self.nose_a[s]) @ self.nose_n[s])
@@ -249,7 +253,7 @@ class Cushions:
                     when = float(np.clip(meet, d.t, t1))
                     bounce = self.bounce(shot, d.balls[m], s, when, where, dt)
                     out += bounce
-                    p, v = pa[n[1]] - pa[n[0]], va[n[1]] - va[n[0]]
+                    p, v = p_after[n[1]] - p_after[n[0]], v_after[n[1]] - v_after[n[0]]
                     root = _first_root(p, -v, self.ball_diameter_mm, 0.0, t1 - when)
                     if (bounce and root is not None and float(p @ v) > 0
                             and shot.last_contact.get(pair, -np.inf) < when):

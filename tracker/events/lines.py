@@ -103,7 +103,7 @@ def _fit_lines(t: np.ndarray, xy: np.ndarray, t_ref: float):
 
 def _fit_either_side(t: np.ndarray, xy: np.ndarray, nb: int):
     """:func:`_fit_lines` of the positions before entry ``nb`` (at t[nb - 1]) and of those
-    from it on (at t[nb]) -> ((pb, vb, okb), (pa, va, oka))."""
+    from it on (at t[nb]) -> ((p_before, v_before, ok_before), (p_after, v_after, ok_after))."""
     n = xy.shape[1]
     if 2 * nb != len(t) or n < 2:
         return _fit_lines(t[:nb], xy[:nb], t[nb - 1]), _fit_lines(t[nb:], xy[nb:], t[nb])

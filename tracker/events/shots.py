@@ -236,7 +236,7 @@ class ShotTracker:
     def settled_t(self, now: float) -> float:
         """The time before which no event of this tracker's can still come: the events it
         returns are dated up to a few frames back (contacts, cushions from the lines either
-        side), to ``_JUMP_S`` after the white left a ball it went through (a jump), to
+        side), to ``passes._JUMP_S`` after the white left a ball it went through (a jump), to
         ``_NUDGE_WATCH_S`` after it came by one (a faint touch), and to a contact whose pair
         may yet be found to have met a cushion (``shot.drives``)."""
         if self._shot is None:

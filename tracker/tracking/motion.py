@@ -339,7 +339,7 @@ class Filters:
     def relaunch(self, tr: Track, z, t: float, bound: float | None = None) -> None:
         """The ball is moving (struck, kissed or deflected): restart its filter at ``z`` with
         the velocity from where it was last known. A ball set moving from rest notes the
-        fastest it can have been struck at (``bound`` mm/s, or ``_may_move``'s)."""
+        fastest it can have been struck at (``bound`` mm/s, or ``BallTracker._may_move``'s)."""
         c = self.config
         if tr.moving:
             v = (z - tr.last_seen_x[:2]) / max(t - tr.last_seen_t, 1e-6)

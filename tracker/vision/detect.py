@@ -218,9 +218,9 @@ class BallDetector:
 
     def in_view(self, work: np.ndarray, tinted: bool = False) -> bool:
         """Whether the work image ``work`` (``work_image``) shows the table: at least
-        ``_IN_VIEW`` of the table area (every 4th of the pixels on a grid of every 8th work
+        ``cloth._IN_VIEW`` of the table area (every 4th of the pixels on a grid of every 8th work
         pixel each way) looks like the cloth under the cloth model, as it is or brought back to
-        the brightness of the table last looked at (the lamps dimmed down to ``_DIMMEST`` of
+        the brightness of the table last looked at (the lamps dimmed down to ``cloth._DIMMEST`` of
         it, or brightened) (a broadcast's cut to the crowd, a player's face, the lamps switched
         off, the camera turned away: none). With ``tinted`` each of B, G, R is brought back
         on its own (the camera's white balance moved, lamps of another colour): three free
@@ -240,7 +240,7 @@ class BallDetector:
 
     def covers(self, frame: np.ndarray, px: np.ndarray) -> bool:
         """Whether the cloth covers the pixels at ``px`` (N, 2) (x, y) of the BGR ``frame``:
-        at least ``_IN_VIEW`` of them look like it under the cloth model (those outside the
+        at least ``cloth._IN_VIEW`` of them look like it under the cloth model (those outside the
         picture do not). True before a cloth model is learnt."""
         return self.learner.covers(frame, self.look, px)
 

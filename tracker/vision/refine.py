@@ -140,7 +140,7 @@ class Refiner:
         # (discs nearer than 1.6 radii are pieces of one blurred ball, not balls side by side)
         gap = dmat.min(1) / r_exp if n > 1 else np.full(n, np.inf)
         near = (gap >= 1.6) & (gap < 2.6)
-        # ... and a lone ball seen from above by both (``_STEEP_DEG``)
+        # ... and a lone ball seen from above by both (``geometry._STEEP_DEG``)
         steep = self.geometry.steep(c + w.base)
         lone = (gap >= 2.6) & steep
         idx = np.flatnonzero(near | lone)
