@@ -154,3 +154,28 @@ def test_every_ball_of_a_tight_rack_is_found(cloth):
     got = found_by_id(frame, balls)
     assert set(got) == set(rack)
     assert len(balls) == len(rack)
+
+
+def test_the_set_has_one_cue_ball_and_one_8_whatever_their_looks():
+    from tracker.vision.pool_identity import KINDS, assign_kinds, kind_scores
+
+    # two all-white discs and two dark ones: the whiter is the cue ball, the darker the 8, and
+    # each other one is said with little confidence in its kind
+    feats = [{"white": 0.75, "colour": 0.1, "dark": 0.0},
+             {"white": 0.6, "colour": 0.2, "dark": 0.0},
+             {"white": 0.0, "colour": 0.1, "dark": 0.8},
+             {"white": 0.0, "colour": 0.3, "dark": 0.5}]
+    kinds, conf = assign_kinds(np.array([kind_scores(f) for f in feats]))
+    names = [KINDS[k] for k in kinds]
+    assert names[0] == "cue" and names[2] == "eight"
+    assert names[1] != "cue" and names[3] != "eight"
+    assert conf[1] < conf[0] and conf[3] < conf[2]
+
+
+def test_finder_settings_out_of_range_are_refused():
+    from tracker.vision.pool_balls import FinderConfig
+
+    with pytest.raises(ValueError, match="peak"):
+        FinderConfig(peak=1.5)
+    with pytest.raises(ValueError, match="noise_k"):
+        FinderConfig(noise_k=0)
