@@ -154,6 +154,18 @@ def _smooth_where(values: np.ndarray, weight: np.ndarray, sigma: float) -> np.nd
     return cv2.resize(out, (w, h), interpolation=cv2.INTER_LINEAR) if f > 1 else out
 
 
+def _holes_filled(fg: np.ndarray, most_px: float) -> np.ndarray:
+    """``fg`` (H, W) with its holes of at most ``most_px`` pixels filled: a highlight or a
+    number's circle inside a ball, which would break the ball's opening."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats((fg == 0).astype(np.uint8),
+                                                           connectivity=4)
+    small = np.nonzero(stats[:, cv2.CC_STAT_AREA] <= most_px)[0]
+    out = fg.copy()
+    if len(small):
+        out[np.isin(labels, small)] = 1
+    return out
+
+
 def _disc(r: float) -> np.ndarray:
     n = int(np.ceil(r))
     y, x = np.mgrid[-n:n + 1, -n:n + 1]
@@ -292,6 +304,7 @@ class PoolBallFinder:
         r_in = r_map[inside]
         lo, hi = float(r_in.min()), float(r_in.max())
         fg = self._without_edge_strips(fg, fit.score, float(np.median(r_in)))
+        fg = _holes_filled(fg, 0.5 * np.pi * lo * lo)
         # discs of a few sizes, each pixel taking the one nearest its expected radius
         levels = np.exp(np.arange(np.log(lo), np.log(hi) + 0.1, 0.1))
         share = np.zeros_like(fg)
