@@ -10,7 +10,11 @@
    turns, on five cloths under three lamps. Recall, kind accuracy, the share of found object
    balls given a number and the share of those numbers that are right.
 
-Usage: python scripts/bench_pool_balls.py [--realdata DIR] [--synthetic N] [--no-real]
+3. ``--snooker``: the snooker detector (``tracker.vision.stages.make_detect``) on the same real
+   frames, its calibration the homography of a 9 ft pool table onto the field's four corners:
+   recall and precision, for comparison.
+
+Usage: python scripts/bench_pool_balls.py [--realdata DIR] [--synthetic N] [--no-real] [--snooker]
 """
 
 from __future__ import annotations
@@ -95,6 +99,30 @@ def score_real(root: Path) -> dict:
     return tot
 
 
+def score_snooker_detector(root: Path) -> None:
+    from types import SimpleNamespace
+
+    from calibration.calibrate import Calibration
+    from calibration.specs import POOL_9FT
+    from tracker.vision.pool_balls import _homography_from_quad, _quad
+    from tracker.vision.stages import make_detect
+
+    boxes_n = found_n = matched_n = 0
+    for _clip, _name, image, polygon, boxes in real_frames(root):
+        quad = _quad(polygon)
+        side = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+        first = 0 if side[0] + side[2] <= side[1] + side[3] else 1
+        H = _homography_from_quad(quad, POOL_9FT, first)
+        cal = Calibration(H, (image.shape[1], image.shape[0]), table=POOL_9FT)
+        dets = make_detect(cal)(image)
+        balls = [SimpleNamespace(xy_px=tuple(p)) for p in dets.xy_px]
+        boxes_n += len(boxes)
+        found_n += len(balls)
+        matched_n += len(match(balls, boxes))
+    print(f"\nsnooker detector on the real frames: {boxes_n} boxes, {found_n} found, "
+          f"recall {matched_n / max(boxes_n, 1):.3f}, precision {matched_n / max(found_n, 1):.3f}")
+
+
 def score_synthetic(n_frames: int) -> dict:
     rng = np.random.default_rng(2026)
     tot = {"balls": 0, "found": 0, "kind_ok": 0, "numbered": 0, "number_ok": 0, "objects": 0,
@@ -140,10 +168,13 @@ def main() -> None:
     ap.add_argument("--realdata", type=Path, default=REALDATA)
     ap.add_argument("--synthetic", type=int, default=15, help="synthetic frames (0: none)")
     ap.add_argument("--no-real", action="store_true")
+    ap.add_argument("--snooker", action="store_true", help="also the snooker detector")
     args = ap.parse_args()
     if not args.no_real:
         if (args.realdata / "pool-8ball").is_dir():
             score_real(args.realdata)
+            if args.snooker:
+                score_snooker_detector(args.realdata)
         else:
             print(f"no real frames under {args.realdata / 'pool-8ball'}")
     if args.synthetic > 0:

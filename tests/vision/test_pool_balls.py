@@ -37,9 +37,9 @@ def found_by_id(frame, balls):
 
 
 @pytest.mark.parametrize("cloth", [
-    "blue", "tan",
-    pytest.param("grey", marks=pytest.mark.xfail(
-        strict=True, reason="the 8 on a mid-grey cloth is missed: too little darker for it")),
+    "blue", "tan", "grey",
+    pytest.param("red", marks=pytest.mark.xfail(
+        strict=True, reason="a ball of the cloth's own hue and lightness is not told from it")),
 ])
 def test_every_ball_of_a_set_is_found_near_its_centre_with_its_kind(cloth):
     frame = draw_frame(layout(IDS), cloth=cloth, turns={b: BAND_ACROSS for b in IDS}, seed=3)
@@ -134,9 +134,9 @@ def test_real_frames_hold_their_floor(capsys):
         pytest.skip(f"no real pool frames under {bench.REALDATA}")
     tot = bench.score_real(bench.REALDATA)
     # floors a little under what the finder gives (see bench_pool_balls.py)
-    assert tot["matched"] / tot["boxes"] >= 0.9
-    assert tot["matched"] / tot["found"] >= 0.9
-    assert tot["kind_ok"] / tot["matched"] >= 0.88
+    assert tot["matched"] / tot["boxes"] >= 0.95
+    assert tot["matched"] / tot["found"] >= 0.93
+    assert tot["kind_ok"] / tot["matched"] >= 0.9
     assert np.median(tot["err"]) <= 1.5
 
 
@@ -154,3 +154,28 @@ def test_every_ball_of_a_tight_rack_is_found(cloth):
     got = found_by_id(frame, balls)
     assert set(got) == set(rack)
     assert len(balls) == len(rack)
+
+
+def test_the_set_has_one_cue_ball_and_one_8_whatever_their_looks():
+    from tracker.vision.pool_identity import KINDS, assign_kinds, kind_scores
+
+    # two all-white discs and two dark ones: the whiter is the cue ball, the darker the 8, and
+    # each other one is said with little confidence in its kind
+    feats = [{"white": 0.75, "colour": 0.1, "dark": 0.0},
+             {"white": 0.6, "colour": 0.2, "dark": 0.0},
+             {"white": 0.0, "colour": 0.1, "dark": 0.8},
+             {"white": 0.0, "colour": 0.3, "dark": 0.5}]
+    kinds, conf = assign_kinds(np.array([kind_scores(f) for f in feats]))
+    names = [KINDS[k] for k in kinds]
+    assert names[0] == "cue" and names[2] == "eight"
+    assert names[1] != "cue" and names[3] != "eight"
+    assert conf[1] < conf[0] and conf[3] < conf[2]
+
+
+def test_finder_settings_out_of_range_are_refused():
+    from tracker.vision.pool_balls import FinderConfig
+
+    with pytest.raises(ValueError, match="peak"):
+        FinderConfig(peak=1.5)
+    with pytest.raises(ValueError, match="noise_k"):
+        FinderConfig(noise_k=0)

@@ -136,11 +136,34 @@ def _apply(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
 
 def _smooth_where(values: np.ndarray, weight: np.ndarray, sigma: float) -> np.ndarray:
     """Gaussian smoothing of ``values`` over the pixels where ``weight`` is set (normalised
-    convolution), so that balls and the world beyond the table do not bleed into the cloth."""
+    convolution), so that balls and the world beyond the table do not bleed into the cloth.
+    Done at a scale of an eighth of ``sigma`` a pixel, as the result is smooth at that scale."""
+    h, w = values.shape
+    f = max(1, int(sigma / 8))
+    if f > 1:
+        size = (max(1, w // f), max(1, h // f))
+        values = cv2.resize(values * weight, size, interpolation=cv2.INTER_AREA)
+        weight = cv2.resize(weight, size, interpolation=cv2.INTER_AREA)
+        sigma /= f
+    else:
+        values = values * weight
     k = int(2 * round(3 * sigma) + 1)
-    num = cv2.GaussianBlur(values * weight, (k, k), sigma, borderType=cv2.BORDER_REPLICATE)
+    num = cv2.GaussianBlur(values, (k, k), sigma, borderType=cv2.BORDER_REPLICATE)
     den = cv2.GaussianBlur(weight, (k, k), sigma, borderType=cv2.BORDER_REPLICATE)
-    return num / np.maximum(den, 1e-6)
+    out = num / np.maximum(den, 1e-6)
+    return cv2.resize(out, (w, h), interpolation=cv2.INTER_LINEAR) if f > 1 else out
+
+
+def _holes_filled(fg: np.ndarray, most_px: float) -> np.ndarray:
+    """``fg`` (H, W) with its holes of at most ``most_px`` pixels filled: a highlight or a
+    number's circle inside a ball, which would break the ball's opening."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats((fg == 0).astype(np.uint8),
+                                                           connectivity=4)
+    small = np.nonzero(stats[:, cv2.CC_STAT_AREA] <= most_px)[0]
+    out = fg.copy()
+    if len(small):
+        out[np.isin(labels, small)] = 1
+    return out
 
 
 def _disc(r: float) -> np.ndarray:
@@ -281,6 +304,7 @@ class PoolBallFinder:
         r_in = r_map[inside]
         lo, hi = float(r_in.min()), float(r_in.max())
         fg = self._without_edge_strips(fg, fit.score, float(np.median(r_in)))
+        fg = _holes_filled(fg, 0.5 * np.pi * lo * lo)
         # discs of a few sizes, each pixel taking the one nearest its expected radius
         levels = np.exp(np.arange(np.log(lo), np.log(hi) + 0.1, 0.1))
         share = np.zeros_like(fg)

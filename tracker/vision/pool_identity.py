@@ -8,9 +8,11 @@ and a pixel's tint is taken as the white's scaled by its lightness. Per ball:
 
 - ``white_share``: pixels near that white in chroma (and far less chromatic than the ball's own
   colour) and not much darker than it;
-- ``dark_share``: pixels far darker than the cloth around and without colour (the 8);
+- ``dark_share``: pixels far darker than the cloth around with little colour (the 8, which
+  mirrors the cloth a little);
 - ``colour_share``: pixels away from the white's chroma that are not dark;
-- ``hue``: the median a*b* of the coloured pixels, taken from the white point.
+- ``hue``: the median a*b* of the pixels away from the white's chroma, taken from the white
+  point (dark colours included).
 
 The kinds are then assigned under the set's limits (one cue ball, one 8, at most seven solids
 and seven stripes): the cue ball is all white, the 8 dark, a stripe shows more white than a solid
@@ -101,7 +103,8 @@ def _logistic(x: float) -> float:
 
 # Each kind's shares of the visible disc (white, colour, dark): mean and spread. A solid's white
 # is its number's circle and a highlight; a stripe's band leaves caps of white that turn in and
-# out of view; the 8 is dark with a white circle and the lamps' highlight.
+# out of view; the 8 is dark with a white circle and the lamps' highlight. Set by the
+# labelled real frames of bench_pool_balls.py, which therefore measure them on what they saw.
 KIND_MEAN = np.array([[0.6, 0.2, 0.02], [0.02, 0.8, 0.1], [0.03, 0.25, 0.6], [0.25, 0.55, 0.08]])
 KIND_SPREAD = np.array([[0.15, 0.2, 0.05], [0.04, 0.18, 0.15], [0.06, 0.25, 0.15],
                         [0.15, 0.2, 0.12]])
