@@ -214,6 +214,8 @@ def _initial_model(quad_px, outline_px, table, image_size, K_fixed, dist_fixed) 
 # Least bending (px at the image corner) the outline's sides must show for it to be taken as
 # the lens's: below it the cushion lines decide.
 OUTLINE_BEND_PX = 4.0
+# ... and its sides must come out this much straighter (median distance off their lines).
+OUTLINE_STRAIGHTER = 0.6
 
 
 def _unbend(px: np.ndarray, bend: float, image_size) -> np.ndarray:
@@ -268,7 +270,13 @@ def _outline_bend(quad: np.ndarray, dense: np.ndarray, image_size) -> float:
     bend = float(least_squares(straightness, [0.0], loss="soft_l1", f_scale=1.0,
                                bounds=(-0.9, 1.5)).x[0])
     half = 0.5 * math.hypot(*image_size)
-    return bend if abs(bend) * half / (1 + bend) > OUTLINE_BEND_PX else 0.0
+    if abs(bend) * half / (1 + bend) <= OUTLINE_BEND_PX:
+        return 0.0
+    # a lens's bending straightens the sides clearly; an outline bent by something else (rails
+    # or pockets in it, a cloth seen past its cushions) is only reshaped by it
+    before = float(np.median(np.abs(straightness([0.0]))))
+    after = float(np.median(np.abs(straightness([bend]))))
+    return bend if after < OUTLINE_STRAIGHTER * before else 0.0
 
 
 def _fit_held(model: CameraModel, obs: Observations, **kwargs) -> CameraModel:
@@ -552,7 +560,7 @@ def calibrate_image(
     """Calibrate from one BGR image (h, w, 3). Given ``camera_matrix`` (and ``dist_coeffs``) the
     intrinsics are kept; otherwise the focal length and radial distortion are fitted.
     Raises InputError when no whole table is found. The result's ``uncertainty_mm`` is the
-    fit's own uncertainty at the balls (``refuse_uncertain`` refuses it over a limit).
+    fit's own uncertainty at the balls (``uncertainty_warning`` says when it is over a limit).
 
     The cushions are fitted twice, once with their visible edge taken at the nose everywhere
     and once with the undercut face's foot where the face shows; the fit whose painted lines
@@ -592,18 +600,19 @@ def _first_camera(image, table, camera_matrix, dist_coeffs, what):
     gray = cv2.GaussianBlur(raw, (0, 0), blur)
     fine = cv2.GaussianBlur(raw, (0, 0), FINE_BLUR_PX) if blur > FINE_BLUR_PX else None
     return cloth, model, raw, gray, fine
-def refuse_uncertain(cal: Calibration) -> Calibration:
-    """``cal``, unless its own uncertainty at the balls is over ``MAX_UNCERTAINTY_MM``:
-    then InputError, in one line."""
-    if cal.uncertainty_mm is not None and cal.uncertainty_mm > MAX_UNCERTAINTY_MM:
-        where = f" in {cal.source}" if cal.source else ""
-        raise InputError(f"the table{where} is found only to {cal.uncertainty_mm:.1f} mm at "
-                         f"the balls (over {MAX_UNCERTAINTY_MM:g} mm)")
-    return cal
+def uncertainty_warning(cal: Calibration) -> str | None:
+    """A line to say when ``cal``'s own uncertainty at the balls is over
+    ``MAX_UNCERTAINTY_MM``, else None. Said, not refused: the figure is an estimate, and on
+    broadcast views it can state several times the error the calibration makes."""
+    if cal.uncertainty_mm is None or cal.uncertainty_mm <= MAX_UNCERTAINTY_MM:
+        return None
+    where = f" in {cal.source}" if cal.source else ""
+    return (f"the table{where} is found only to {cal.uncertainty_mm:.1f} mm at the balls (over "
+            f"{MAX_UNCERTAINTY_MM:g} mm): positions may be off by as much")
 
 
 # A calibration whose own uncertainty at the balls (``Calibration.uncertainty_mm``) is over
-# this many mm is refused: the tracker's millimetres would not hold on it.
+# this many mm is said to be so: the tracker's millimetres may not hold on it.
 MAX_UNCERTAINTY_MM = 5.0
 
 
@@ -973,10 +982,9 @@ def calibrate_video(path, table: SnookerTableSpec = SNOOKER, camera_matrix=None,
                     dist_coeffs=None, seconds: float = 1.0) -> Calibration:
     """Calibrate from the first usable frames of a video: the per-pixel median of frames spread
     over the first ``seconds`` (players and moving balls drop out), else the first of those
-    frames that calibrates on its own; refused when too uncertain (``refuse_uncertain``)."""
+    frames that calibrates on its own."""
     frames = read_frames(path, seconds)
-    cal = _calibrate_frames(frames, table, camera_matrix, dist_coeffs, str(path), seconds)[0]
-    return refuse_uncertain(cal)
+    return _calibrate_frames(frames, table, camera_matrix, dist_coeffs, str(path), seconds)[0]
 
 
 def read_source(path, seconds: float = 1.0) -> tuple[np.ndarray | None, list[np.ndarray]]:
@@ -995,8 +1003,7 @@ def read_source(path, seconds: float = 1.0) -> tuple[np.ndarray | None, list[np.
 
 def calibrate_source(path, table: SnookerTableSpec = SNOOKER, camera_matrix=None,
                      dist_coeffs=None) -> tuple[Calibration, np.ndarray]:
-    """Calibrate an image or video file: (calibration, the image it was found in); refused
-    when too uncertain (``refuse_uncertain``)."""
+    """Calibrate an image or video file: (calibration, the image it was found in)."""
     seconds = 1.0
     image, frames = read_source(path, seconds)
     if image is not None:
@@ -1004,4 +1011,4 @@ def calibrate_source(path, table: SnookerTableSpec = SNOOKER, camera_matrix=None
     else:
         cal, image = _calibrate_frames(frames, table, camera_matrix, dist_coeffs, str(path),
                                        seconds)
-    return refuse_uncertain(cal), image
+    return cal, image

@@ -5,6 +5,7 @@ sample clips' figures beside it; prints one table, a row a clip and summaries.
     python scripts/bench_validation.py /work/valset --samples in_off clip_4k
     python scripts/bench_validation.py /work/valset --no-samples
     python scripts/bench_validation.py /work/valset --wait 40   # while make_validation.py runs
+    python scripts/bench_validation.py /work/valset --calibration  # the calibration alone
 
 Each clip is calibrated from its own video and run through detection, colour and tracking as
 ``cueball track`` runs them. Per clip: balls at rest, median and 95th percentile of the
@@ -153,6 +154,51 @@ def summary_line(name: str, s: dict) -> str:
     return figures_line(name, s, f"  {s['clips']} clips{fails}")
 
 
+def calibration_row(path: Path) -> dict:
+    """The clip's calibration alone against its true camera: the error at the balls at rest
+    (median, 95th percentile), the camera's height found over the true one, the calibration's
+    own stated uncertainty, and the time it took; refusals (with their reason) counted."""
+    meta, truth = read_truth(path)
+    group = group_of(meta)
+    t0 = time.perf_counter()
+    try:
+        cal = calibrate_video(path)
+    except InputError as exc:
+        return {"name": path.stem, "group": group, "refused": str(exc)}
+    seconds = time.perf_counter() - t0
+    split = calibration_split(cal, Camera.from_dict(meta["camera"]), truth)
+    return {"name": path.stem, "group": group, "refused": None, "seconds": seconds,
+            "stated": cal.uncertainty_mm, **split}
+
+
+def calibration_table(paths: list[Path]) -> None:
+    """One line a clip and a summary: measured error, stated uncertainty, their ratio."""
+    print(f"{'clip':<14} {'group':<16} {'cal med':>8} {'cal p95':>8} {'stated':>7} {'ratio':>6} "
+          f"{'height':>7} {'time s':>7}")
+    rows = []
+    for path in paths:
+        r = calibration_row(path)
+        rows.append(r)
+        if r["refused"]:
+            print(f"{r['name']:<14} {r['group']:<16} refused: {r['refused']}", flush=True)
+            continue
+        ratio = r["stated"] / max(r["cal_med"], 1e-9) if r["stated"] is not None else float("nan")
+        stated = float("nan") if r["stated"] is None else r["stated"]
+        print(f"{r['name']:<14} {r['group']:<16} {r['cal_med']:8.2f} {r['cal_p95']:8.2f} "
+              f"{stated:7.2f} {ratio:6.2f} {r['height']:7.3f} {r['seconds']:7.1f}", flush=True)
+    ok = [r for r in rows if not r["refused"]]
+    if not ok:
+        return
+    med = np.median([r["cal_med"] for r in ok])
+    within = sum(1 for r in ok if r["stated"] is not None
+                 and 0.5 <= r["stated"] / max(r["cal_med"], 1e-9) <= 2.0)
+    over = sum(1 for r in ok if r["stated"] is not None and r["stated"] > 5.0)
+    print(f"\n{len(rows)} clips: median of the clips' error at the balls {med:.2f} mm; stated "
+          f"uncertainty within a factor of 2 of it on {within} of {len(ok)}; {over} stated over "
+          f"5 mm (said by cueball as uncertain); time median "
+          f"{np.median([r['seconds'] for r in ok]):.1f} s")
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("dir", type=Path, help="the validation set's folder")
@@ -163,9 +209,15 @@ def main(argv=None) -> None:
     p.add_argument("--wait", type=int, metavar="N",
                    help="run each clip of DIR as it appears there until N have run (a set "
                         "still being made)")
+    p.add_argument("--calibration", action="store_true",
+                   help="the calibration alone: its error at the balls beside its own stated "
+                        "uncertainty, clip by clip")
     args = p.parse_args(argv)
     if not args.dir.is_dir():
         p.error(f"{args.dir}: no such folder")
+    if args.calibration:
+        calibration_table(clip_paths(p, args.dir, args.clips))
+        return
     if args.wait is not None and (args.clips or args.wait < 1):
         p.error("--wait takes a number of clips, 1 or more, and no clip names")
     samples = [] if args.no_samples else clip_paths(p, SAMPLES, args.samples or [])

@@ -5,6 +5,7 @@ lamps, shadows, nap, sensor noise), against which the accuracy targets are set, 
 polygon renderer of ``calibration.synthetic`` (quick; sub-pixel crease structure at the far
 cushion of the broadcast view makes it the harder case there)."""
 
+import re
 from types import SimpleNamespace
 
 import cv2
@@ -188,14 +189,15 @@ def test_hidden_middle_pocket_leaves_the_other_read():
     assert _read_sides(camera, obs).tolist() == [SNOOKER.width_mm + 25.0]
 
 
-def test_a_calibration_more_uncertain_than_allowed_is_refused_in_one_line(scenes, monkeypatch,
-                                                                         tmp_path):
+def test_a_calibration_more_uncertain_than_allowed_is_said_in_one_line(scenes, monkeypatch,
+                                                                      tmp_path):
     camera, image = scenes["tilted"]
     path = tmp_path / "tilted.png"
     cv2.imwrite(str(path), image)
     cal, _ = find.calibrate_source(path)
     assert 0.0 < cal.uncertainty_mm < find.MAX_UNCERTAINTY_MM
+    assert find.uncertainty_warning(cal) is None
     monkeypatch.setattr(find, "MAX_UNCERTAINTY_MM", cal.uncertainty_mm / 2)
-    with pytest.raises(InputError, match=r"^the table in .*tilted.png is found only to [0-9.]+ "
-                       r"mm at the balls \(over [0-9.]+ mm\)$"):
-        find.calibrate_source(path)
+    assert re.fullmatch(r"the table in .*tilted.png is found only to [0-9.]+ mm at the balls "
+                        r"\(over [0-9.]+ mm\): positions may be off by as much",
+                        find.uncertainty_warning(cal))

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     """Calibrate, write the JSON, optionally draw. Returns the exit status; bad input prints one
     line on stderr and returns 2."""
     from calibration.draw import draw
-    from calibration.find import calibrate_points, calibrate_source, refuse_uncertain
+    from calibration.find import calibrate_points, calibrate_source, uncertainty_warning
     from calibration.pool import find_table_in_source
     from tracker.io.checks import writable_path
 
@@ -114,11 +114,13 @@ def run(args: argparse.Namespace) -> int:
             said = ["snooker table (given)"]
         else:
             found, image = find_table_in_source(args.source, args.game, args.table, K, dist)
-            cal = refuse_uncertain(found.calibration)
+            cal = found.calibration
             said = [_found_line(found)] + [f"warning: {w}" for w in found.warnings]
         if cal.uncertainty_mm is not None:
             said.append(f"uncertain by {cal.uncertainty_mm:.2f} mm at the balls (landmarks "
                         f"fitted to {cal.reprojection_error_mm:.2f} mm RMS)")
+        if (why := uncertainty_warning(cal)) is not None:
+            said.append(f"warning: {why}")
         text = json.dumps(cal.to_dict(), indent=2)
         try:
             if args.output:

@@ -107,7 +107,7 @@ def _calibrate(args, source: str) -> Calibration:
             return Calibration.load(path)
         except (ValueError, KeyError) as exc:
             raise InputError(f"{path}: not a calibration file ({exc})") from None
-    from calibration.find import calibrate_image, calibrate_video, refuse_uncertain
+    from calibration.find import calibrate_image, calibrate_video, uncertainty_warning
 
     if _is_live(source):
         from tracker.pipeline import LiveSource
@@ -117,8 +117,12 @@ def _calibrate(args, source: str) -> Calibration:
             frame = next(live.frames())
         finally:
             live.close()
-        return refuse_uncertain(calibrate_image(frame.image, source=source))
-    return calibrate_video(source)
+        cal = calibrate_image(frame.image, source=source)
+    else:
+        cal = calibrate_video(source)
+    if (why := uncertainty_warning(cal)) is not None and not args.quiet:
+        print(f"cueball track: warning: {why}", file=sys.stderr)
+    return cal
 
 
 def _cut_to_last_shot(path: Path, events: list[dict]) -> list[dict]:

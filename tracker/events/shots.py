@@ -95,6 +95,12 @@ class ShotTracker:
         # between shots: balls seen touching the white since when, and those reported
         self._touch_since: dict[str, float] = {}
         self._touch_told: set[str] = set()
+        # between shots: since when every ball on the table has been still (None: moving), the
+        # stillness the last movement broke, and the rest before the shot in play
+        self._still_from: float | None = None
+        self._still_before: float | None = None
+        self._t_rest: float | None = None
+        self._on_before: set[str] = set()  # the balls on the table at the last frame
 
     @property
     def in_shot(self) -> bool:
@@ -129,6 +135,14 @@ class ShotTracker:
             for i in np.flatnonzero(on):
                 if speed[i] < cfg.still_mm_s:
                     self._rest[ids[i]] = state.xy_mm[i].copy()
+            placed = bool(set(map(str, ids[on])) - self._on_before)  # a ball re-spotted
+            self._on_before = set(map(str, ids[on]))
+            if bool(np.any(speed[on] >= cfg.still_mm_s)):
+                if self._still_from is not None:
+                    self._still_before = self._still_from
+                self._still_from = None
+            elif self._still_from is None or placed:
+                self._still_from = state.t
             out += self._touching_at_rest(state)
             start = self._start(state)
             if start is None:
@@ -190,6 +204,9 @@ class ShotTracker:
         self._leaving = None
         self._shots += 1
         self._touch_since, self._touch_told = {}, set()
+        # the balls came to rest before the stroke (a shot clock's start): never after it
+        rest = self._still_from if self._still_from is not None else self._still_before
+        self._t_rest = None if rest is None else min(rest, t)
         self._shot = ShotInPlay(self._shots, frame, t,
                                 {k: v.copy() for k, v in self._rest.items()}, white_xy=xy,
                                 white_t=t, history=history)
@@ -326,6 +343,13 @@ class ShotTracker:
         touch_events = [{"type": "touching", "frame": state.frame, "t": state.t,
                          "balls": ["white", b], "classes": ["white", shot.classes.get(b)]}
                         for b in touching]
+        t_end = shot.still_since if shot.still_since is not None else state.t
+        self._still_from = t_end  # the table has stood still since the balls came to rest
+        times = {"t_strike": round(shot.t, 4), "t_end": round(max(t_end, shot.t), 4)}
+        if self._t_rest is not None:
+            times = {"t_rest": round(self._t_rest, 4), **times}
+        # the balls (the white among them) that met a cushion in the stroke
+        cushioned = sorted({shot.classes.get(b) or "red" for b, _ in shot.last_cushion})
         record = {"type": "shot", "first_contact": shot.first_contact, "potted": shot.potted,
                   "cue_potted": shot.cue_potted, "off_table": shot.off_table,
                   "nominated": None, "foul": "jump_shot" if foul else None,
@@ -333,7 +357,8 @@ class ShotTracker:
                   "touching_after": shot.classes.get(touching[0]) if touching else False,
                   "positions": {tid: [round(float(x), 1), round(float(y), 1)]
                                 for tid, (x, y), ok in zip(state.track_ids, state.xy_mm,
-                                                           state.on_table()) if ok}}
+                                                           state.on_table()) if ok},
+                  **times, "cushioned": cushioned}
         return jumped + touch_events + [
             {"type": "shot_end", "frame": state.frame, "t": state.t, "shot": shot.number,
              "first_contact": shot.first_contact, "potted": list(shot.potted),
