@@ -77,8 +77,23 @@ def _six_pockets(w: float, L: float, names: tuple[str, ...], corner_mouth: float
     return {n: out[n] for n in names}
 
 
+class _Surface:
+    """What every table spec derives from its playing surface and its balls."""
+
+    width_mm: float
+    ball_diameter_mm: float
+
+    @property
+    def ball_radius_mm(self) -> float:
+        return self.ball_diameter_mm / 2
+
+    @property
+    def centre_x_mm(self) -> float:
+        return self.width_mm / 2
+
+
 @dataclass(frozen=True)
-class SnookerTableSpec:
+class SnookerTableSpec(_Surface):
     """A full-size snooker table (WPBSA Section 1 Rule 1) with its balls (Rule 2)."""
 
     # Rule 1(a): playing area within the cushion faces, 11 ft 8.5 in x 5 ft 10 in.
@@ -107,14 +122,6 @@ class SnookerTableSpec:
     middle_fall_radius_mm: float = 46.0
     # Section 3 Rule 2 (position of balls): 15 reds at the start (6 or 10 in the short forms).
     reds: int = 15
-
-    @property
-    def ball_radius_mm(self) -> float:
-        return self.ball_diameter_mm / 2
-
-    @property
-    def centre_x_mm(self) -> float:
-        return self.width_mm / 2
 
     @cached_property
     def spots_mm(self) -> dict[str, tuple[float, float]]:
@@ -218,7 +225,7 @@ def pool_colour(ball: str) -> str:
 
 
 @dataclass(frozen=True)
-class PoolTableSpec:
+class PoolTableSpec(_Surface):
     """A WPA pocket-billiards table (WPA equipment specifications, "Playing surface", "Pockets",
     "Sights" and "Table markings"), in the snooker axes: origin at the head-left corner of the
     cushion noses seen from behind the head cushion, ``x`` along the head cushion to the right,
@@ -243,14 +250,6 @@ class PoolTableSpec:
     # Not in the rules: the hole a ball falls through once its centre is over it.
     corner_fall_radius_mm: float = 60.0
     side_fall_radius_mm: float = 62.0
-
-    @property
-    def ball_radius_mm(self) -> float:
-        return self.ball_diameter_mm / 2
-
-    @property
-    def centre_x_mm(self) -> float:
-        return self.width_mm / 2
 
     @property
     def head_string_mm(self) -> float:

@@ -135,8 +135,9 @@ class ShotTracker:
             for i in np.flatnonzero(on):
                 if speed[i] < cfg.still_mm_s:
                     self._rest[ids[i]] = state.xy_mm[i].copy()
-            placed = bool(set(map(str, ids[on])) - self._on_before)  # a ball re-spotted
-            self._on_before = set(map(str, ids[on]))
+            on_now = set(map(str, ids[on]))
+            placed = bool(on_now - self._on_before)  # a ball re-spotted
+            self._on_before = on_now
             if bool(np.any(speed[on] >= cfg.still_mm_s)):
                 if self._still_from is not None:
                     self._still_before = self._still_from
